@@ -1,0 +1,66 @@
+import {
+  accountsFromConfig,
+  createLoginRoute,
+  createRateLimiter,
+  createSessionTokens,
+  createStaticDirectory,
+  resolveSigningKeys,
+} from "@svc/core/auth";
+import type { ComposedGateway } from "@svc/core/boot";
+import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
+import type { GatewayConfig } from "@svc/core/config";
+import { createBaseApp, createHealthRoutes } from "@svc/core/http";
+import type { Logger } from "@svc/core/log";
+import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
+
+/**
+ * The lite gateway: exactly the seven lite routes of the spec over the config
+ * file's static catalog. No database, no admin API, no guide, no metrics.
+ */
+export function composeLite({
+  config,
+  log,
+}: {
+  config: GatewayConfig;
+  log: Logger;
+}): ComposedGateway {
+  const keys = resolveSigningKeys(config);
+  const accounts = createStaticDirectory(accountsFromConfig(config));
+  const tokens = createSessionTokens({
+    keys,
+    issuer: config.auth.token_issuer,
+    audience: config.auth.token_audience,
+    ttlHours: config.auth.token_ttl_hours,
+  });
+  const catalog = createStaticCatalog(channelsFromConfig(config.channels), config.upstreams);
+  const authorizer = createPlaybackAuthorizer({
+    requireAuth: config.security.play_require_auth,
+    tokens,
+    accounts,
+  });
+
+  const app = createBaseApp({ build: "lite", config, log });
+  // Spec "Lite build": /readyz always reports ready.
+  app.route(
+    "/",
+    createHealthRoutes(() => ({ ready: true })),
+  );
+  app.route(
+    "/",
+    createLoginRoute({
+      accounts,
+      tokens,
+      limiter: createRateLimiter(config.auth.login_rate_per_min),
+    }),
+  );
+  app.route(
+    "/",
+    createPlayback({
+      config,
+      catalog,
+      authorizer,
+      publicBaseUrl: () => config.server.public_base_url,
+    }),
+  );
+  return { app };
+}

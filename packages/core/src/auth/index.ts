@@ -1,0 +1,24 @@
+export {
+  API_TOKEN_PREFIX,
+  bearerFromHeader,
+  isApiTokenShape,
+  playbackCredential,
+} from "./bearer.js";
+export { createRateLimiter, type RateLimiter } from "./login-limiter.js";
+export { createLoginRoute, isoSeconds } from "./login-route.js";
+export { hashPassword, verifyPassword } from "./passwords.js";
+export {
+  CLOCK_SKEW_SEC,
+  createSessionTokens,
+  type IssuedToken,
+  PREVIEW_TTL_SEC,
+  type SessionClaims,
+  type SessionTokens,
+} from "./session-tokens.js";
+export { resolveSigningKeys, type SigningKeys } from "./signing-keys.js";
+export {
+  type Account,
+  type AccountDirectory,
+  accountsFromConfig,
+  createStaticDirectory,
+} from "./users.js";

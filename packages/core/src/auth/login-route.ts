@@ -1,0 +1,61 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { GatewayError } from "../errors.js";
+import { clientAddress } from "../http/client-address.js";
+import { readJsonBody } from "../http/json-body.js";
+import type { AppEnv } from "../http/types.js";
+import type { RateLimiter } from "./login-limiter.js";
+import { verifyPassword } from "./passwords.js";
+import type { SessionTokens } from "./session-tokens.js";
+import type { AccountDirectory } from "./users.js";
+
+const loginBody = v.strictObject({
+  username: v.pipe(v.string(), v.maxLength(256)),
+  password: v.pipe(v.string(), v.maxLength(1024)),
+});
+
+/**
+ * `POST /v1/auth/login` (spec "Public"): `{username, password}` with unknown
+ * fields rejected; 200 `{token, expires_at, username, role}`; a wrong pair 401;
+ * more than `login_rate_per_min` attempts per client IP in a minute 429.
+ */
+export function createLoginRoute(deps: {
+  accounts: AccountDirectory;
+  tokens: SessionTokens;
+  limiter: RateLimiter;
+}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post("/v1/auth/login", async (c) => {
+    const ip = clientAddress(c);
+    if (!deps.limiter.take(`login:${ip}`)) {
+      throw new GatewayError("too_many_requests", "too many login attempts", {
+        headers: { "Retry-After": String(deps.limiter.retryAfterSec(`login:${ip}`)) },
+      });
+    }
+    const body = await readJsonBody(c, loginBody);
+    const account = deps.accounts.find(body.username);
+    const ok = await verifyPassword(body.password, account?.passwordHash);
+    if (!ok || account === undefined) {
+      c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
+      throw new GatewayError("unauthorized", "invalid username or password");
+    }
+    const issued = await deps.tokens.issueSession({
+      username: account.username,
+      role: account.role,
+      channels: account.channelIds,
+      authRevision: account.authRevision,
+    });
+    return c.json({
+      token: issued.token,
+      expires_at: isoSeconds(issued.expiresAt),
+      username: account.username,
+      role: account.role,
+    });
+  });
+  return app;
+}
+
+/** ISO 8601 UTC without milliseconds (`2026-01-02T03:04:05Z`), as the contract writes timestamps. */
+export function isoSeconds(d: Date): string {
+  return `${d.toISOString().slice(0, 19)}Z`;
+}

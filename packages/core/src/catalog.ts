@@ -1,0 +1,90 @@
+/**
+ * The channel catalog seen by playback. The lite build hands playback a static
+ * catalog from the config file; the full build a database-backed one. Nothing in
+ * playback knows which.
+ */
+
+export type Ingress = "hls" | "dash";
+export type DashEngine = "auto" | "native" | "ffmpeg";
+
+/** A channel as playback and the admin API see it (operator contract "Channel object"). */
+export interface Channel {
+  readonly id: string;
+  readonly title: string;
+  readonly group: string;
+  readonly logo_url: string;
+  readonly epg_id: string;
+  readonly epg_name: string;
+  readonly epg_source: string;
+  readonly ingress: Ingress;
+  readonly source_url: string;
+  readonly upstream: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly user_agent: string;
+  readonly on_demand: boolean;
+  readonly autostart: boolean;
+  readonly disabled: boolean;
+  readonly prefer_height: number | null;
+  readonly preferred_audio_languages: readonly string[];
+  readonly sort_order: number;
+  readonly max_viewers: number | null;
+  readonly engine: DashEngine;
+  /** Per-channel ClearKey keys `{KID hex: key hex}`, overriding `media.keys`. */
+  readonly keys: Readonly<Record<string, string>>;
+  readonly revision: number;
+}
+
+/** An upstream origin that channels may reference by id (config `upstreams`). */
+export interface Upstream {
+  readonly id: string;
+  readonly base_url: string;
+}
+
+/** Read access to the channels, in catalog order (`sort_order`, then id). */
+export interface ChannelCatalog {
+  get(id: string): Channel | undefined;
+  list(): readonly Channel[];
+  upstream(id: string): Upstream | undefined;
+}
+
+/** Order channels the way every listing shows them: `sort_order`, then `id`. */
+export function compareChannels(a: Channel, b: Channel): number {
+  return a.sort_order - b.sort_order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * The absolute source URL of a channel: `source_url`, or the upstream's
+ * `base_url` joined with `path` (a relative path resolves against the base).
+ * Returns undefined when the channel names an upstream that does not exist.
+ */
+export function resolveChannelSource(
+  channel: Channel,
+  catalog: ChannelCatalog,
+): string | undefined {
+  if (channel.source_url !== "") return channel.source_url;
+  const upstream = catalog.upstream(channel.upstream);
+  if (upstream === undefined) return undefined;
+  const base = upstream.base_url.endsWith("/") ? upstream.base_url : `${upstream.base_url}/`;
+  return new URL(channel.path.replace(/^\/+/, ""), base).href;
+}
+
+/** A catalog over a fixed list, as the lite build uses. */
+export function createStaticCatalog(
+  channels: readonly Channel[],
+  upstreams: readonly Upstream[],
+): ChannelCatalog {
+  const sorted = [...channels].sort(compareChannels);
+  const byId = new Map(sorted.map((c) => [c.id, c]));
+  const upstreamById = new Map(upstreams.map((u) => [u.id, u]));
+  return {
+    get: (id) => byId.get(id),
+    list: () => sorted,
+    upstream: (id) => upstreamById.get(id),
+  };
+}
+
+/** Channels of the config file's static catalog, each at revision 1. */
+export function channelsFromConfig(channels: readonly Omit<Channel, "revision">[]): Channel[] {
+  return channels.map((c) => ({ ...c, revision: 1 }));
+}

@@ -1,0 +1,143 @@
+import * as v from "valibot";
+import { channelFields, httpUrl, mediaKeysSchema } from "./channel-schema.js";
+
+/** `host:port` (IPv6 hosts in brackets); port 0 picks a free port. */
+const listenAddress = v.pipe(
+  v.string(),
+  v.check((s) => parseListen(s) !== undefined, 'must be "host:port" with a port 0..65535'),
+);
+
+/** Parses `host:port` / `[v6]:port`; undefined when malformed. */
+export function parseListen(s: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(s);
+  if (m === null) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+/** bcrypt hash in modular crypt format (`$2a$`, `$2b$`, `$2y$`). */
+const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+
+const userSchema = v.strictObject({
+  username: v.pipe(
+    v.string(),
+    v.minLength(1, "must not be empty"),
+    v.maxLength(64, "at most 64 characters"),
+  ),
+  password_hash: v.pipe(v.string(), v.regex(BCRYPT_HASH, "must be a bcrypt hash")),
+  role: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,31}$/, "must be a lowercase role name")),
+  channel_ids: v.optional(v.array(v.string()), []),
+});
+
+/** Sections are objects; a missing section is read as `{}` by the loader so its keys get defaults. */
+const section = v.strictObject;
+
+/** Top-level mapping keys that hold a section (filled with `{}` when absent). */
+export const SECTION_KEYS = [
+  "server",
+  "auth",
+  "security",
+  "observe",
+  "media",
+  "egress",
+  "guide",
+] as const;
+
+const channelSchema = v.strictObject(channelFields);
+
+export const configSchema = v.strictObject({
+  server: section({
+    listen: v.optional(listenAddress, "127.0.0.1:8080"),
+    data_dir: v.optional(v.string(), "./data"),
+    tls_listen: v.optional(v.union([v.literal(""), listenAddress]), ""),
+    tls_cert_file: v.optional(v.string(), ""),
+    tls_key_file: v.optional(v.string(), ""),
+    public_base_url: v.optional(v.union([v.literal(""), httpUrl("must be an http(s) URL")]), ""),
+  }),
+  auth: section({
+    users: v.pipe(v.array(userSchema), v.minLength(1, "at least one user is required")),
+    token_private_key: v.optional(v.string(), ""),
+    token_private_key_file: v.optional(v.string(), ""),
+    token_public_key: v.optional(v.string(), ""),
+    token_public_key_file: v.optional(v.string(), ""),
+    token_issuer: v.optional(v.pipe(v.string(), v.minLength(1)), "svc"),
+    token_audience: v.optional(v.pipe(v.string(), v.minLength(1)), "svc"),
+    // Spec "Session signing" 4: any value at or below zero falls back to 24.
+    token_ttl_hours: v.optional(v.number(), 24),
+    login_rate_per_min: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100000)),
+      20,
+    ),
+  }),
+  security: section({
+    play_require_auth: v.optional(v.boolean(), true),
+    allowed_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    public_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    cors_origins: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    max_playlist_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 8388608),
+    max_body_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 1048576),
+    signing_key: v.optional(v.string(), ""),
+  }),
+  observe: section({
+    enabled: v.optional(v.boolean(), true),
+  }),
+  media: section({
+    ffmpeg_path: v.optional(v.pipe(v.string(), v.minLength(1)), "ffmpeg"),
+    keys: v.optional(mediaKeysSchema, {}),
+    low_latency: v.optional(v.boolean(), true),
+    idle_stop_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
+  }),
+  egress: section({
+    default: v.optional(v.string(), "direct"),
+    playlist_policy: v.optional(v.picklist(["rewrite", "passthrough", "auto"]), "rewrite"),
+    docker_proxy_host: v.optional(v.string(), ""),
+    min_test_kbps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1000),
+    proxies: v.optional(
+      v.array(
+        v.strictObject({
+          id: v.pipe(
+            v.string(),
+            v.minLength(1),
+            v.check((s) => s !== "direct", 'may not be "direct"'),
+          ),
+          name: v.optional(v.string(), ""),
+          url: v.string(),
+          disabled: v.optional(v.boolean(), false),
+        }),
+      ),
+      [],
+    ),
+    rules: v.optional(
+      v.array(
+        v.strictObject({
+          id: v.pipe(v.string(), v.minLength(1)),
+          kind: v.picklist(["host_suffix", "host_exact", "channel_id", "host_regex", "url_regex"]),
+          pattern: v.string(),
+          proxy: v.string(),
+        }),
+      ),
+      [],
+    ),
+  }),
+  guide: section({
+    cache: v.optional(v.boolean(), true),
+    refresh_interval_min: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 360),
+  }),
+  upstreams: v.optional(
+    v.array(
+      v.strictObject({
+        id: v.pipe(
+          v.string(),
+          v.regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ -"),
+        ),
+        base_url: httpUrl("must be an absolute http(s) URL"),
+      }),
+    ),
+    [],
+  ),
+  channels: v.optional(v.array(channelSchema), []),
+});
+
+/** The validated config file, before environment overrides. */
+export type ConfigFile = v.InferOutput<typeof configSchema>;

@@ -1,0 +1,8 @@
+export { clientAddress, isLoopbackAddress } from "./client-address.js";
+export { createBaseApp } from "./create-app.js";
+export { errorResponse } from "./error-handler.js";
+export { createHealthRoutes, type Readiness } from "./health-routes.js";
+export { hostName } from "./host-allowlist.js";
+export { readJsonBody } from "./json-body.js";
+export { type RunningServer, startServer } from "./server.js";
+export type { AppEnv, Build } from "./types.js";

@@ -1,0 +1,39 @@
+import type { Context } from "hono";
+import * as v from "valibot";
+import { problemsFromIssues } from "../config/problems.js";
+import { GatewayError } from "../errors.js";
+import type { AppEnv } from "./types.js";
+
+/**
+ * Reads a JSON body and validates it with a valibot schema. Malformed JSON,
+ * a wrong content type or a schema failure answer 400 `invalid_request` naming
+ * the first offending field.
+ */
+export async function readJsonBody<S extends v.GenericSchema>(
+  c: Context<AppEnv>,
+  schema: S,
+): Promise<v.InferOutput<S>> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
+    throw new GatewayError("invalid_request", "request body must be application/json");
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await c.req.text());
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError("invalid_request", "request body is not valid JSON");
+  }
+  const parsed = v.safeParse(schema, raw, { abortEarly: false });
+  if (!parsed.success) {
+    const first = problemsFromIssues(parsed.issues)[0];
+    const message =
+      first === undefined
+        ? "invalid body"
+        : first.path === ""
+          ? first.message
+          : `${first.path}: ${first.message}`;
+    throw new GatewayError("invalid_request", message);
+  }
+  return parsed.output;
+}

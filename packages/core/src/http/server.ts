@@ -1,0 +1,65 @@
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import type { Hono } from "hono";
+import { parseListen } from "../config/schema.js";
+import type { AppEnv } from "./types.js";
+
+/** Timeouts that cut slow-header clients off in seconds (slowloris), not 30 s. */
+const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+} as const;
+
+export interface RunningServer {
+  readonly server: Server;
+  /** `http://127.0.0.1:40123` — the real address, also for port 0. */
+  readonly url: string;
+  /** Stop accepting, let in-flight requests end, then cut what is left after `graceMs`. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts one listener for the app and resolves once it accepts connections.
+ * `tls` given: HTTPS with that PEM pair.
+ */
+export async function startServer(
+  app: Hono<AppEnv>,
+  listen: string,
+  tls?: { cert: Buffer; key: Buffer },
+): Promise<RunningServer> {
+  const address = parseListen(listen);
+  if (address === undefined) throw new Error(`invalid listen address ${listen}`);
+  const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
+  const server: Server =
+    tls === undefined
+      ? createHttpServer(SERVER_TIMEOUTS, listener)
+      : createHttpsServer({ ...SERVER_TIMEOUTS, cert: tls.cert, key: tls.key }, listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(address.port, address.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
+  const url = `${tls === undefined ? "http" : "https"}://${host}:${bound.port}`;
+  return {
+    server,
+    url,
+    close: (graceMs = 5_000) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The origin that generated URLs start with (operator contract "Wire details"):
+ * `public_base_url` when set, else the request's own scheme and `Host`.
+ */
+export function publicBase(
+  configured: string,
+  requestUrl: string,
+  host: string | undefined,
+): string {
+  if (configured !== "") return configured.replace(/\/+$/, "");
+  const scheme = requestUrl.startsWith("https:") ? "https" : "http";
+  const safeHost =
+    host !== undefined && /^[A-Za-z0-9.\-_:[\]]+$/.test(host) ? host : new URL(requestUrl).host;
+  return `${scheme}://${safeHost}`;
+}

@@ -1,0 +1,63 @@
+import type { ChannelCatalog } from "@svc/core/catalog";
+import type { GatewayConfig } from "@svc/core/config";
+import type { AppEnv } from "@svc/core/http";
+import { Hono } from "hono";
+import { renderChannelPlaylist } from "./m3u/channel-playlist.js";
+import type { PlaybackAuthorizer } from "./play-auth.js";
+import { publicBase } from "./public-url.js";
+
+export { renderChannelPlaylist } from "./m3u/channel-playlist.js";
+export {
+  assertChannelGranted,
+  createPlaybackAuthorizer,
+  type PlaybackAuthorizer,
+  type PlaybackGrant,
+} from "./play-auth.js";
+export { publicBase } from "./public-url.js";
+
+/** What playback needs from the app that mounts it; nothing here knows about a database. */
+export interface PlaybackDeps {
+  readonly config: GatewayConfig;
+  readonly catalog: ChannelCatalog;
+  readonly authorizer: PlaybackAuthorizer;
+  /** Current `public_base_url` (runtime-editable in the full build). */
+  readonly publicBaseUrl: () => string;
+  /** `x-tvg-url` for the playlist header when guide sources are active (full build). */
+  readonly guideUrl?: (base: string) => string | undefined;
+}
+
+/** M3U content type used for every generated channel list. */
+export const M3U_CONTENT_TYPE = "application/vnd.apple.mpegurl";
+
+/**
+ * The playback routes shared by both builds: `GET /v1/playlist.m3u` now; the
+ * `/v1/play/{id}/…` routes are added by the HLS and DASH engines.
+ *
+ * @example
+ * app.route("/", createPlayback({ config, catalog, authorizer, publicBaseUrl: () => "" }));
+ */
+export function createPlayback(deps: PlaybackDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  // Spec "Playlist": filtered to the credential's channels, disabled channels left out,
+  // the caller's token carried into every generated /v1/play/ URL.
+  app.get("/v1/playlist.m3u", async (c) => {
+    const grant = await deps.authorizer.authorize(
+      c.req.query("token"),
+      c.req.header("authorization"),
+    );
+    const base = publicBase(deps.publicBaseUrl(), c.req.url, c.req.header("host"));
+    const suffix = grant.token === undefined ? "" : `?token=${encodeURIComponent(grant.token)}`;
+    const channels = deps.catalog
+      .list()
+      .filter((ch) => !ch.disabled && (grant.channels === null || grant.channels.has(ch.id)));
+    const body = renderChannelPlaylist(
+      channels,
+      (ch) => `${base}/v1/play/${encodeURIComponent(ch.id)}/index.m3u8${suffix}`,
+      { guideUrl: deps.guideUrl?.(base) },
+    );
+    return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
+  });
+
+  return app;
+}

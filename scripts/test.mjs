@@ -1,0 +1,84 @@
+// `npm test`: install, build (which type-checks every package), lint, then every
+// test suite: unit tests beside the code and the black-box suites in tests/.
+// The last line is the plain summary CI reads: `N passed, N failed`.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { installAndBuild, pnpm, root, run } from "./bootstrap.mjs";
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const failures = [];
+
+function check(name, status) {
+  if (status === 0) passed += 1;
+  else {
+    failed += 1;
+    failures.push(name);
+  }
+  return status === 0;
+}
+
+function summary() {
+  if (failures.length > 0) process.stdout.write(`failed checks: ${failures.join(", ")}\n`);
+  process.stdout.write(
+    `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`,
+  );
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+if (!check("install and build (type-check)", installAndBuild())) summary();
+check("lint (biome)", pnpm(["exec", "biome", "check", "--diagnostic-level=error", "."]));
+
+/** Compiled test files: `*.test.js` under each package's and the tests suite's dist/. */
+function testFiles() {
+  const out = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith(".test.js")) out.push(path);
+    }
+  };
+  for (const group of ["packages", "apps"]) {
+    for (const name of readdirSync(join(root, group))) {
+      const dist = join(root, group, name, "dist");
+      try {
+        walk(dist);
+      } catch {
+        // a package without a build has no tests
+      }
+    }
+  }
+  walk(join(root, "tests", "dist"));
+  return out.sort();
+}
+
+const files = testFiles().map((f) => relative(root, f));
+const filter = process.env.TEST_FILTER;
+const selected = filter ? files.filter((f) => f.includes(filter)) : files;
+process.stdout.write(`==> node --test (${selected.length} files)\n`);
+const scratch = mkdtempSync(join(tmpdir(), "svc-test-"));
+const countFile = join(scratch, "count.json");
+const status = run(process.execPath, [
+  "--test",
+  "--test-concurrency=2",
+  "--test-reporter=spec",
+  "--test-reporter-destination=stdout",
+  "--test-reporter=./scripts/count-reporter.mjs",
+  `--test-reporter-destination=${countFile}`,
+  ...selected,
+]);
+try {
+  const counts = JSON.parse(readFileSync(countFile, "utf8").trim().split("\n").pop());
+  passed += counts.passed;
+  failed += counts.failed;
+  skipped += counts.skipped;
+  if (counts.failed > 0) failures.push(`${counts.failed} test(s)`);
+  if (status !== 0 && counts.failed === 0) check("node --test exit status", status);
+} catch {
+  check("node --test (no result)", status === 0 ? 1 : status);
+}
+rmSync(scratch, { recursive: true, force: true });
+summary();

@@ -1,0 +1,130 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { repoRoot } from "./paths.js";
+
+export type Build = "full" | "lite";
+
+export interface GatewayProcess {
+  /** `http://127.0.0.1:PORT` from the `listening on` line. */
+  readonly url: string;
+  readonly proc: ChildProcessWithoutNullStreams;
+  readonly dataDir: string;
+  readonly configPath: string;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function binaryPath(build: Build): string {
+  return join(repoRoot, "apps", `gateway-${build}`, "dist", "main.js");
+}
+
+/** A temp dir removed when the process exits (or by the caller). */
+export function tempDir(prefix = "svc-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Writes `config` as YAML into a fresh temp dir (with `server.listen` on port 0
+ * and `server.data_dir` inside the temp dir unless given) and starts the built
+ * binary on it; resolves once it prints `listening on`.
+ */
+export async function startGateway(
+  build: Build,
+  config: Record<string, unknown>,
+  options: { env?: Record<string, string>; timeoutMs?: number; dir?: string } = {},
+): Promise<GatewayProcess> {
+  const dir = options.dir ?? tempDir(`svc-${build}-`);
+  const server = {
+    listen: "127.0.0.1:0",
+    data_dir: join(dir, "data"),
+    ...(config.server as object | undefined),
+  };
+  const configPath = join(dir, "gateway.yaml");
+  writeFileSync(configPath, stringify({ ...config, server }));
+  const proc = spawn(process.execPath, [binaryPath(build), "--config", configPath], {
+    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  proc.stderr.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`gateway did not start:\n${out}\n${err}`)),
+      options.timeoutMs ?? 15_000,
+    );
+    const onData = () => {
+      const m = /^listening on (http:\/\/\S+)$/m.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        proc.stdout.off("data", onData);
+        resolve(m[1]!);
+      }
+    };
+    proc.stdout.on("data", onData);
+    proc.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${out}\n${err}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once("exit", (code) => resolve(code)),
+  );
+  return {
+    url,
+    proc,
+    dataDir: server.data_dir,
+    configPath,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      const code = await exited;
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Runs a binary on a config that must fail; resolves with exit code and stderr. */
+export async function runExpectingExit(
+  build: Build,
+  configText: string,
+  options: { env?: Record<string, string>; args?: string[] } = {},
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const dir = tempDir(`svc-${build}-bad-`);
+  const configPath = join(dir, "gateway.yaml");
+  writeFileSync(configPath, configText);
+  const proc = spawn(
+    process.execPath,
+    [binaryPath(build), ...(options.args ?? ["--config", configPath])],
+    {
+      env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...options.env },
+      cwd: dir,
+    },
+  );
+  let stderr = "";
+  let stdout = "";
+  proc.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  proc.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+  const code = await new Promise<number | null>((resolve) => proc.once("exit", (c) => resolve(c)));
+  clearTimeout(timer);
+  rmSync(dir, { recursive: true, force: true });
+  return { code, stderr, stdout };
+}
