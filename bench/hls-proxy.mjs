@@ -115,9 +115,16 @@ async function wrk(url, connections, headers = []) {
     return m === null ? Number.NaN : unit(Number(m[1]), m[2]);
   };
   const tm = /Transfer\/sec:\s+([\d.]+)(B|KB|MB|GB)/.exec(stdout);
-  const transfer = tm === null ? Number.NaN : Number(tm[1]) * { B: 1, KB: 1024, MB: 1 << 20, GB: 1 << 30 }[tm[2]];
+  const transfer =
+    tm === null ? Number.NaN : Number(tm[1]) * { B: 1, KB: 1024, MB: 1 << 20, GB: 1 << 30 }[tm[2]];
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? "0";
-  return { rps: num(/Requests\/sec:\s+([\d.]+)/), transfer, p50: lat(50), p99: lat(99), non2xx: Number(errors) };
+  return {
+    rps: num(/Requests\/sec:\s+([\d.]+)/),
+    transfer,
+    p50: lat(50),
+    p99: lat(99),
+    non2xx: Number(errors),
+  };
 }
 
 function rssMiB(pid) {
@@ -147,7 +154,10 @@ async function main() {
   let live = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1000\n";
   for (let i = 0; i < 10; i++) live += `#EXTINF:2.000,\nlive/seg${1000 + i}.ts\n`;
   writeFileSync(join(www, "live.m3u8"), live);
-  writeFileSync(join(www, "bench.m3u8"), "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg2m.ts\n#EXTINF:2,\nseg200k.ts\n#EXT-X-ENDLIST\n");
+  writeFileSync(
+    join(www, "bench.m3u8"),
+    "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg2m.ts\n#EXTINF:2,\nseg200k.ts\n#EXT-X-ENDLIST\n",
+  );
 
   const originPort = await freePort();
   const nginxPort = await freePort();
@@ -167,11 +177,23 @@ async function main() {
     config,
     JSON.stringify({
       server: { listen: `127.0.0.1:${gatewayPort}`, data_dir: join(work, "data") },
-      auth: { users: [{ username: "bench", password_hash: await hashPassword(password), role: "admin" }] },
+      auth: {
+        users: [{ username: "bench", password_hash: await hashPassword(password), role: "admin" }],
+      },
       security: { allowed_hosts: ["127.0.0.1"] },
       channels: [
-        { id: "live", title: "live", ingress: "hls", source_url: `http://127.0.0.1:${originPort}/live.m3u8` },
-        { id: "bench", title: "bench", ingress: "hls", source_url: `http://127.0.0.1:${originPort}/bench.m3u8` },
+        {
+          id: "live",
+          title: "live",
+          ingress: "hls",
+          source_url: `http://127.0.0.1:${originPort}/live.m3u8`,
+        },
+        {
+          id: "bench",
+          title: "bench",
+          ingress: "hls",
+          source_url: `http://127.0.0.1:${originPort}/bench.m3u8`,
+        },
       ],
     }),
   );
@@ -188,7 +210,9 @@ async function main() {
     body: JSON.stringify({ username: "bench", password }),
   }).then((r) => r.json());
   const token = login.token;
-  const benchList = await fetch(`${gw}/v1/play/bench/index.m3u8?token=${token}`).then((r) => r.text());
+  const benchList = await fetch(`${gw}/v1/play/bench/index.m3u8?token=${token}`).then((r) =>
+    r.text(),
+  );
   const [seg2m, seg200k] = benchList.split("\n").filter((l) => l.startsWith("http"));
   const ng = `http://127.0.0.1:${nginxPort}`;
   const liveUrl = `${gw}/v1/play/live/index.m3u8?token=${token}`;
@@ -201,11 +225,31 @@ async function main() {
   };
   const range = ["Range: bytes=0-"];
   console.log(`wrk phases of ${DURATION} s each (loopback, ${new Date().toISOString()})`);
-  await phase("2 MiB segment, 64 conns, Range (streamed per request)", () => wrk(seg2m, 64, range), () => wrk(`${ng}/seg2m.ts`, 64, range));
-  await phase("2 MiB segment, 64 conns, same URL (gateway fan-in)", () => wrk(seg2m, 64), () => wrk(`${ng}/seg2m.ts`, 64));
-  await phase("index.m3u8 rewrite, 200 conns", () => wrk(liveUrl, 200), () => wrk(`${ng}/live.m3u8`, 200));
-  await phase("200 KiB segment, 64 conns, Range", () => wrk(seg200k, 64, range), () => wrk(`${ng}/seg200k.ts`, 64, range));
-  await phase("200 KiB segment, 64 conns, same URL", () => wrk(seg200k, 64), () => wrk(`${ng}/seg200k.ts`, 64));
+  await phase(
+    "2 MiB segment, 64 conns, Range (streamed per request)",
+    () => wrk(seg2m, 64, range),
+    () => wrk(`${ng}/seg2m.ts`, 64, range),
+  );
+  await phase(
+    "2 MiB segment, 64 conns, same URL (gateway fan-in)",
+    () => wrk(seg2m, 64),
+    () => wrk(`${ng}/seg2m.ts`, 64),
+  );
+  await phase(
+    "index.m3u8 rewrite, 200 conns",
+    () => wrk(liveUrl, 200),
+    () => wrk(`${ng}/live.m3u8`, 200),
+  );
+  await phase(
+    "200 KiB segment, 64 conns, Range",
+    () => wrk(seg200k, 64, range),
+    () => wrk(`${ng}/seg200k.ts`, 64, range),
+  );
+  await phase(
+    "200 KiB segment, 64 conns, same URL",
+    () => wrk(seg200k, 64),
+    () => wrk(`${ng}/seg200k.ts`, 64),
+  );
 
   // RSS added per 1,000 idle keep-alive viewers, each polling the live playlist every 2 s.
   process.stdout.write("  1,000 idle keep-alive viewers …\n");
@@ -244,5 +288,6 @@ try {
   await main();
 } finally {
   for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
-  if (!process.argv.includes("--keep")) setTimeout(() => rmSync(work, { recursive: true, force: true }), 500);
+  if (!process.argv.includes("--keep"))
+    setTimeout(() => rmSync(work, { recursive: true, force: true }), 500);
 }
