@@ -301,7 +301,7 @@ async function main() {
   process.stdout.write("  1,000 idle keep-alive viewers …\n");
   await new Promise((r) => setTimeout(r, 3000));
   const rssBefore = rssMiB(gateway.pid);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1000 });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1000, maxFreeSockets: 1000 });
   const viewers = Array.from({ length: 1000 }, (_, i) => i);
   let failed = 0;
   for (let round = 0; round < 3; round++) {
