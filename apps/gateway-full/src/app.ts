@@ -9,9 +9,18 @@ import {
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
+import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
+import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import {
+  createPlaybackRuntime,
+  createPlayRoutes,
+  jwtPlayGrant,
+  resolveUrlSigningKey,
+} from "@svc/playback/play";
+import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
 
 function readBuildInfo(): ServiceInfo {
   return JSON.parse(
@@ -50,5 +59,24 @@ export async function composeFull({
       limiter: createRateLimiter(config.auth.login_rate_per_min),
     }),
   );
-  return { app };
+  // Playback (issue 3). The static catalog stands in until the database-backed one lands.
+  const catalog = createStaticCatalog(channelsFromConfig(config.channels), config.upstreams);
+  const authorizer = createPlaybackAuthorizer({
+    requireAuth: config.security.play_require_auth,
+    tokens,
+    accounts,
+  });
+  const publicBaseUrl = () => config.server.public_base_url;
+  app.route("/", createPlayback({ config, catalog, authorizer, publicBaseUrl }));
+  const egress = egressFromConfig(config);
+  const playback = createPlaybackRuntime({
+    config,
+    catalog,
+    egress,
+    build: "full",
+    signingKey: resolveUrlSigningKey(config, "full"),
+    publicBaseUrl,
+  });
+  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  return { app, shutdown: () => egress.close() };
 }
