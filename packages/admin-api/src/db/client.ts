@@ -1,0 +1,47 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrateStateDatabase } from "./migrate.js";
+import * as schema from "./schema/index.js";
+
+export type StateDb = BetterSQLite3Database<typeof schema>;
+
+/** The open state database: the drizzle handle and a way to close it. */
+export interface StateDatabase {
+  readonly db: StateDb;
+  readonly file: string;
+  /** Closes the connection (checkpointing the WAL); idempotent. */
+  close(): void;
+}
+
+/** File name of the state database inside `server.data_dir`. */
+export const STATE_DB_FILE = "state.db";
+
+/**
+ * Opens (creating when missing) `{data_dir}/state.db`: WAL journal, a busy
+ * timeout so a concurrent reader never fails a write outright, foreign keys on,
+ * `synchronous = FULL` so a committed transaction survives power loss, then
+ * applies the committed drizzle migrations.
+ */
+export function openStateDatabase(dataDir: string): StateDatabase {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = join(dataDir, STATE_DB_FILE);
+  const sqlite = new Database(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("synchronous = FULL");
+  const db = drizzle(sqlite, { schema });
+  migrateStateDatabase(db);
+  let open = true;
+  return {
+    db,
+    file,
+    close() {
+      if (!open) return;
+      open = false;
+      sqlite.close();
+    },
+  };
+}
