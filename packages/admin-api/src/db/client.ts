@@ -21,8 +21,8 @@ export const STATE_DB_FILE = "state.db";
 /**
  * Opens (creating when missing) `{data_dir}/state.db`: WAL journal, a busy
  * timeout so a concurrent reader never fails a write outright, foreign keys on,
- * `synchronous = FULL` so a committed transaction survives power loss, then
- * applies the committed drizzle migrations.
+ * `synchronous = FULL` so a committed transaction survives power loss, a
+ * quick integrity check, then the committed drizzle migrations.
  */
 export function openStateDatabase(dataDir: string): StateDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -32,6 +32,12 @@ export function openStateDatabase(dataDir: string): StateDatabase {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("synchronous = FULL");
+  // A damaged file must stop the start, not be written over.
+  const check = sqlite.pragma("quick_check", { simple: true });
+  if (check !== "ok") {
+    sqlite.close();
+    throw new Error(`state database ${file} failed its integrity check: ${String(check)}`);
+  }
   const db = drizzle(sqlite, { schema });
   migrateStateDatabase(db);
   let open = true;
