@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createAdminApp, openAdminState } from "@svc/admin-api/admin";
+import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
 import {
   createLoginRoute,
@@ -9,8 +9,15 @@ import {
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
 import type { GatewayConfig } from "@svc/core/config";
+import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import {
+  createPlaybackRuntime,
+  createPlayRoutes,
+  jwtPlayGrant,
+  resolveUrlSigningKey,
+} from "@svc/playback/play";
 import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
 import { assertRoutesInTable } from "./route-check.js";
 
@@ -41,6 +48,8 @@ export async function composeFull(
   });
   // One limiter: login per IP and credential changes per username + IP share it (spec "Limits").
   const limiter = createRateLimiter(config.auth.login_rate_per_min);
+  // Filled once the playback runtime exists (it needs the database-backed catalog first).
+  let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
   const state = openAdminState({
     config,
     log,
@@ -48,10 +57,28 @@ export async function composeFull(
     limiter,
     defaultUserAgent: `${info.name}/${info.version}`,
     accessLog: options.accessLog ?? true,
+    playbackStats: () => playbackStats(),
   });
   const { ctx } = state;
+  const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
+  const authorizer = createPlaybackAuthorizer({
+    requireAuth: config.security.play_require_auth,
+    tokens: sessionTokens,
+    accounts: ctx.accounts,
+  });
+  const egress = egressFromConfig(config);
+  const playback = createPlaybackRuntime({
+    config,
+    catalog: ctx.channels,
+    egress,
+    build: "full",
+    signingKey: resolveUrlSigningKey(config, "full"),
+    publicBaseUrl,
+  });
+  playbackStats = () => playback.stats.snapshot();
 
   const app = createBaseApp({ build: "full", config, log });
+  // First: the credential gate (route table) and the key gate must see every request.
   app.route("/", createAdminApp(ctx));
   app.route("/", createServiceInfoRoute(info));
   app.route(
@@ -59,23 +86,14 @@ export async function composeFull(
     createHealthRoutes(() => ({ ready: true })),
   );
   app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
-  app.route(
-    "/",
-    createPlayback({
-      config,
-      catalog: ctx.channels,
-      authorizer: createPlaybackAuthorizer({
-        requireAuth: config.security.play_require_auth,
-        tokens: sessionTokens,
-        accounts: ctx.accounts,
-      }),
-      publicBaseUrl: () => ctx.settings.current().publicBaseUrl,
-    }),
-  );
+  app.route("/", createPlayback({ config, catalog: ctx.channels, authorizer, publicBaseUrl }));
+  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
   assertRoutesInTable(app);
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
+    shutdown: async () => egress.close(),
     afterClose: () => state.close(),
   };
 }

@@ -9,8 +9,15 @@ import {
 import type { ComposedGateway } from "@svc/core/boot";
 import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
+import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import {
+  createPlaybackRuntime,
+  createPlayRoutes,
+  jwtPlayGrant,
+  resolveUrlSigningKey,
+} from "@svc/playback/play";
 import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
 
 /**
@@ -62,5 +69,15 @@ export function composeLite({
       publicBaseUrl: () => config.server.public_base_url,
     }),
   );
-  return { app };
+  const egress = egressFromConfig(config);
+  const playback = createPlaybackRuntime({
+    config,
+    catalog,
+    egress,
+    build: "lite",
+    signingKey: resolveUrlSigningKey(config, "lite"),
+    publicBaseUrl: () => config.server.public_base_url,
+  });
+  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  return { app, shutdown: () => egress.close() };
 }

@@ -28,7 +28,7 @@ import { createSettingsStore } from "./services/settings/settings-store.js";
 export type { AdminContext, RuntimeSessionView } from "./admin-context.js";
 export type { AdminEnv } from "./env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
-export { keyPathParts } from "./routes/key-playback.js";
+export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
 
 /** Retention purge cadence of the playback access log. */
 const PURGE_INTERVAL_MS = 3_600_000;
@@ -115,9 +115,10 @@ export function openAdminState(options: AdminStateOptions): AdminState {
 /**
  * The credential gate and every admin, read and playback-key route of this
  * issue. Mount before other routes so the gate sees every request.
- * `keyPlay` mounts the `/p/{token}/play/{id}/…` routes behind the key gate.
+ * The play routes at `/p/{token}/play` are mounted by the app after this one,
+ * with {@link keyPlayGrant}: the key gate registered here runs before them.
  */
-export function createAdminApp(ctx: AdminContext, keyPlay?: Hono<AdminEnv>): Hono<AdminEnv> {
+export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   if (ctx.metrics !== undefined) app.use(ctx.metrics.middleware);
   app.use(
@@ -139,6 +140,5 @@ export function createAdminApp(ctx: AdminContext, keyPlay?: Hono<AdminEnv>): Hon
   app.route("/", createSettingsRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
-  if (keyPlay !== undefined) app.route("/", keyPlay);
   return app;
 }

@@ -1,8 +1,10 @@
 import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
 import { clientAddress } from "@svc/core/http";
 import { redactPath } from "@svc/core/log";
+import type { PlayGrant } from "@svc/playback/play";
 import { M3U_CONTENT_TYPE, renderChannelPlaylist } from "@svc/playback/routes";
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import {
@@ -84,4 +86,22 @@ export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
     return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
   });
   return app;
+}
+
+/**
+ * The `resolveGrant` of the play routes mounted at `/p/:token/play`: the key was
+ * already checked (and its use is being recorded) by {@link playbackKeyGate},
+ * which runs first on every `/p/` request; this turns it into the grant the
+ * play routes use. Generated URLs keep the key in the path and add no query.
+ */
+export async function keyPlayGrant(c: Context<AppEnv>): Promise<PlayGrant> {
+  // Same request context as the gate; only the variable's type lives in AdminEnv.
+  const key = (c as unknown as Context<AdminEnv>).get("playbackKey");
+  const token = c.req.param("token");
+  if (key === undefined || token === undefined) throw unauthorizedKey();
+  return {
+    channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
+    pathPrefix: `/p/${token}/play`,
+    urlQuery: "",
+  };
 }

@@ -16,6 +16,9 @@ export function parseListen(s: string): { host: string; port: number } | undefin
   return { host: (m[1] ?? m[2])!, port };
 }
 
+/** A timeout in milliseconds: 100 ms .. 5 min. */
+const timeoutMs = v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(300_000));
+
 /** bcrypt hash in modular crypt format (`$2a$`, `$2b$`, `$2y$`). */
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
 
@@ -93,6 +96,10 @@ export const configSchema = v.strictObject({
     playlist_policy: v.optional(v.picklist(["rewrite", "passthrough", "auto"]), "rewrite"),
     docker_proxy_host: v.optional(v.string(), ""),
     min_test_kbps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1000),
+    // Bounded waits of every upstream request (docs/playback.md "Timeouts").
+    connect_timeout_ms: v.optional(timeoutMs, 5000),
+    first_byte_timeout_ms: v.optional(timeoutMs, 15000),
+    idle_timeout_ms: v.optional(timeoutMs, 20000),
     proxies: v.optional(
       v.array(
         v.strictObject({

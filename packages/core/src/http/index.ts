@@ -4,5 +4,6 @@ export { errorResponse } from "./error-handler.js";
 export { createHealthRoutes, type Readiness } from "./health-routes.js";
 export { hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
+export { directResponseHeaders } from "./security-headers.js";
 export { type RunningServer, startServer } from "./server.js";
 export type { AppEnv, Build } from "./types.js";

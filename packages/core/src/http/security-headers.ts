@@ -23,3 +23,22 @@ export function securityHeaders(build: Build): MiddlewareHandler<AppEnv> {
     }
   };
 }
+
+/**
+ * The headers {@link securityHeaders} adds, for a handler that writes a streamed
+ * answer straight to the node response (the middleware runs too late for it).
+ * `requestId` is sent in the full build only (spec "Lite build").
+ */
+export function directResponseHeaders(build: Build, requestId: string): Record<string, string> {
+  const h: Record<string, string> = {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": DEFAULT_CACHE_CONTROL,
+  };
+  if (build === "full") {
+    h["x-frame-options"] = "DENY";
+    h["content-security-policy"] = API_CSP;
+    h["x-request-id"] = requestId;
+  }
+  return h;
+}

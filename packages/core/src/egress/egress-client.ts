@@ -1,0 +1,191 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { Agent, type Dispatcher } from "undici";
+import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
+import { createHostAllowlist } from "./host-allowlist.js";
+import { isRefusal } from "./refusal.js";
+
+/** Bounded waits of every outbound request (config `egress.*_timeout_ms`). */
+export interface EgressTimeouts {
+  /** TCP (and TLS) connect. */
+  readonly connectMs: number;
+  /** From the request being sent to the response headers. */
+  readonly firstByteMs: number;
+  /** Longest silence between two body chunks. */
+  readonly idleMs: number;
+}
+
+export interface EgressOptions {
+  /** `security.allowed_hosts`. */
+  readonly allowedHosts: readonly string[];
+  readonly timeouts: EgressTimeouts;
+  /** Replaces the system resolver (unit tests resolve names to literals without DNS). */
+  readonly resolve?: Resolver;
+}
+
+export interface EgressRequestOptions {
+  readonly method?: "GET" | "HEAD";
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Aborting it (for example on client disconnect) aborts the upstream request at once. */
+  readonly signal?: AbortSignal;
+  /** At most {@link MAX_REDIRECTS}; 0 answers a redirect as it is. */
+  readonly maxRedirects?: number;
+  /** The channel the request is made for: routing rules (a later issue) key on it. */
+  readonly channelId?: string;
+}
+
+/** An upstream answered (any status). The caller must consume or `dump()` the body. */
+export interface EgressResponse {
+  readonly ok: true;
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Dispatcher.ResponseData["body"];
+  /** The URL that answered, after redirects: relative playlist URIs resolve against it. */
+  readonly url: string;
+}
+
+/**
+ * Expected failures are values, not exceptions. `refused`: the guard refused a
+ * target (callers answer 403 `forbidden`; no connection was opened for it);
+ * the others are upstream failures (502 `upstream_error`).
+ */
+export type EgressFailureKind =
+  | "refused"
+  | "invalid_url"
+  | "too_many_redirects"
+  | "timeout"
+  | "network"
+  | "aborted";
+
+export interface EgressFailure {
+  readonly ok: false;
+  readonly kind: EgressFailureKind;
+  /** Safe to log and to show: never carries headers, query strings or bodies. */
+  readonly message: string;
+}
+
+export type EgressResult = EgressResponse | EgressFailure;
+
+export interface Egress {
+  /**
+   * GETs `url` through the guard, following up to 5 redirects, each hop checked
+   * again. Never throws for network conditions; see {@link EgressFailureKind}.
+   *
+   * @example
+   * const r = await egress.request(target, { headers: { "user-agent": ua }, signal });
+   * if (!r.ok) return r.kind === "refused" ? forbidden() : badGateway();
+   */
+  request(url: string, options?: EgressRequestOptions): Promise<EgressResult>;
+  close(): Promise<void>;
+}
+
+/** Issue 3: every redirect hop is checked again, at most five of them. */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Credentials that do not follow a redirect to another origin (as fetch does). */
+const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+/**
+ * The one module that makes outbound HTTP requests for the whole gateway. It
+ * owns the connection pool and the guarded connector; no other code calls
+ * `fetch` or `http.request` on its own.
+ */
+export function createEgress(options: EgressOptions): Egress {
+  const allowlist = createHostAllowlist(options.allowedHosts);
+  const { connectMs, firstByteMs, idleMs } = options.timeouts;
+  const agent = new Agent({
+    connect: createGuardedConnector({
+      allowlist,
+      connectTimeoutMs: connectMs,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    }),
+    headersTimeout: firstByteMs,
+    bodyTimeout: idleMs,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 30_000,
+  });
+
+  return {
+    async request(url, opts = {}) {
+      const maxRedirects = Math.min(opts.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
+      let current = parseHttpUrl(url);
+      if (current === undefined) return failure("invalid_url", "target is not an http(s) URL");
+      let headers: Record<string, string> = { ...opts.headers };
+      for (let hop = 0; ; hop++) {
+        let res: Dispatcher.ResponseData;
+        try {
+          res = await agent.request({
+            origin: current.origin,
+            path: `${current.pathname}${current.search}`,
+            method: opts.method ?? "GET",
+            headers,
+            signal: opts.signal,
+          });
+        } catch (err) {
+          return classifyError(err, opts.signal);
+        }
+        const location = res.headers.location;
+        if (
+          !REDIRECT_STATUSES.has(res.statusCode) ||
+          typeof location !== "string" ||
+          maxRedirects === 0
+        ) {
+          return {
+            ok: true,
+            status: res.statusCode,
+            headers: res.headers,
+            body: res.body,
+            url: current.href,
+          };
+        }
+        res.body.dump().catch(() => undefined);
+        if (hop + 1 > maxRedirects) return failure("too_many_redirects", "too many redirects");
+        const next = parseHttpUrl(location, current.href);
+        if (next === undefined) return failure("invalid_url", "redirect to a non-http(s) URL");
+        if (next.origin !== current.origin) headers = withoutOriginBound(headers);
+        current = next;
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+function parseHttpUrl(url: string, base?: string): URL | undefined {
+  try {
+    const u = new URL(url, base);
+    return u.protocol === "http:" || u.protocol === "https:" ? u : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutOriginBound(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers))
+    if (!ORIGIN_BOUND_HEADERS.includes(k.toLowerCase())) out[k] = v;
+  return out;
+}
+
+function failure(kind: EgressFailureKind, message: string): EgressFailure {
+  return { ok: false, kind, message };
+}
+
+/** Maps a thrown undici/system error to a result; the message never carries the URL. */
+export function classifyError(err: unknown, signal?: AbortSignal): EgressFailure {
+  if (isRefusal(err)) return failure("refused", err.message);
+  if (signal?.aborted) return failure("aborted", "request aborted");
+  const code = (err as { code?: unknown } | null)?.code;
+  if (
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT"
+  ) {
+    return failure("timeout", "upstream timed out");
+  }
+  if (code === "UND_ERR_ABORTED") return failure("aborted", "request aborted");
+  return failure(
+    "network",
+    typeof code === "string"
+      ? `upstream connection failed (${code})`
+      : "upstream connection failed",
+  );
+}

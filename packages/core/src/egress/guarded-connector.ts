@@ -1,0 +1,72 @@
+import { lookup } from "node:dns/promises";
+import { isIP, type Socket } from "node:net";
+import { buildConnector } from "undici";
+import { canonicalAddress, classifyAddress, stripBrackets } from "./address-policy.js";
+import type { HostAllowlist } from "./host-allowlist.js";
+import { EgressRefusedError } from "./refusal.js";
+
+/** Resolves a host name to every address it has (the system resolver, like any client). */
+export type Resolver = (hostname: string) => Promise<readonly string[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * The one connector of the gateway's outbound HTTP (issue 3 "Egress guard"): it
+ * resolves the host once, classifies every address, dials exactly the address it
+ * checked (a literal, so no second lookup can change it), keeps TLS SNI on the
+ * host name, and re-checks `socket.remoteAddress` once connected. undici's
+ * `connect.lookup` alone would not do: it is skipped for IP-literal hosts such as
+ * `[::ffff:127.0.0.1]`.
+ */
+export function createGuardedConnector(options: {
+  allowlist: HostAllowlist;
+  connectTimeoutMs: number;
+  resolve?: Resolver;
+}): buildConnector.connector {
+  const base = buildConnector({ timeout: options.connectTimeoutMs });
+  const resolve = options.resolve ?? systemResolver;
+  return (opts, callback) => {
+    const host = stripBrackets(opts.hostname);
+    const allowed = options.allowlist.has(host);
+    pickAddress(host, allowed, resolve).then(
+      (address) => {
+        const servername = opts.servername ?? (isIP(host) === 0 ? host : undefined);
+        base(
+          { ...opts, hostname: address, ...(servername ? { servername } : {}) },
+          (err, socket) => {
+            if (err !== null) return callback(err, null);
+            const remote = (socket as Socket).remoteAddress;
+            const same =
+              remote !== undefined && canonicalAddress(remote) === canonicalAddress(address);
+            if (!same || (!allowed && !classifyAddress(remote).public)) {
+              socket.destroy();
+              return callback(
+                new EgressRefusedError("connected peer differs from the checked address", "peer"),
+                null,
+              );
+            }
+            callback(null, socket);
+          },
+        );
+      },
+      (err: unknown) => callback(err as Error, null),
+    );
+  };
+}
+
+/** The address to dial: the literal itself, or the first resolved one when all pass. */
+async function pickAddress(host: string, allowed: boolean, resolve: Resolver): Promise<string> {
+  const addresses = isIP(host) !== 0 ? [host] : await resolve(host);
+  if (addresses.length === 0) throw new EgressRefusedError("host has no address", "dns");
+  if (!allowed) {
+    // Every address must pass: a name that mixes public and private answers is refused.
+    for (const a of addresses) {
+      const verdict = classifyAddress(a);
+      if (!verdict.public) {
+        throw new EgressRefusedError(`target address is ${verdict.range}`, verdict.range);
+      }
+    }
+  }
+  return addresses[0]!;
+}

@@ -1,0 +1,49 @@
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import type { Context } from "hono";
+import type { PlayRequest } from "../playback-runtime.js";
+import type { PlaybackStats } from "../playback-stats.js";
+import { renderPlaylist } from "./playlist-rewriter.js";
+import type { PlaylistOutcome } from "./playlist-source.js";
+
+/** RFC 8216bis 4: the media type every playlist the gateway writes carries. */
+export const PLAYLIST_CONTENT_TYPE = "application/vnd.apple.mpegurl";
+
+/** Renders a compiled playlist for one request. */
+export function playlistResponse(
+  c: Context<AppEnv>,
+  request: PlayRequest,
+  outcome: PlaylistOutcome & { kind: "playlist" },
+  stats: PlaybackStats,
+): Response {
+  const text = renderPlaylist(outcome.compiled, request.prefix, request.query);
+  stats.bytesOut += Buffer.byteLength(text);
+  return c.body(text, 200, { "Content-Type": PLAYLIST_CONTENT_TYPE });
+}
+
+/**
+ * Answers a non-playlist outcome of a `u/` fetch (spec "Playback" 3): upstream
+ * 404/410/416 pass through with an empty body (416 keeps only `Content-Range`),
+ * a refused target is 403, anything else a controlled 502.
+ */
+export function upstreamOutcomeResponse(
+  c: Context<AppEnv>,
+  outcome: Exclude<PlaylistOutcome, { kind: "playlist" }>,
+  stats: PlaybackStats,
+): Response {
+  switch (outcome.kind) {
+    case "status":
+      return c.body(
+        null,
+        outcome.status,
+        outcome.contentRange === undefined ? {} : { "Content-Range": outcome.contentRange },
+      );
+    case "bytes":
+      stats.bytesOut += outcome.bytes.length;
+      return c.body(new Uint8Array(outcome.bytes), 200, outcome.headers);
+    case "refused":
+      throw new GatewayError("forbidden", "upstream target not allowed");
+    case "failed":
+      throw new GatewayError("upstream_error", outcome.message);
+  }
+}

@@ -1,0 +1,173 @@
+import type { Channel } from "@svc/core/catalog";
+import { type Egress, readBodyCapped } from "@svc/core/egress";
+import type { PlaybackStats } from "../playback-stats.js";
+import {
+  type CompiledPlaylist,
+  compilePlaylist,
+  looksLikePlaylist,
+  type RewritePolicy,
+} from "./playlist-rewriter.js";
+import { channelRequestHeaders, PASSTHROUGH_STATUSES } from "./upstream-headers.js";
+
+/** What one upstream playlist fetch came to; shared by every viewer who asked for it. */
+export type PlaylistOutcome =
+  | { readonly kind: "playlist"; readonly compiled: CompiledPlaylist; readonly size: number }
+  /** The upstream answered something that is not a playlist (bounded by `max_playlist_bytes`). */
+  | { readonly kind: "bytes"; readonly bytes: Buffer; readonly headers: Record<string, string> }
+  | { readonly kind: "status"; readonly status: 404 | 410 | 416; readonly contentRange?: string }
+  | { readonly kind: "refused"; readonly message: string }
+  | { readonly kind: "failed"; readonly message: string };
+
+export interface PlaylistSource {
+  /**
+   * The compiled playlist at `url` for `channel`. Concurrent calls for the same
+   * channel and URL share one upstream fetch; a playlist answer is then served
+   * from memory for a short time bounded by its target duration. `blocking`
+   * (LL-HLS `_HLS_*` directives present) shares only the fetch in flight and is
+   * never cached (RFC 8216bis 6.2.5.2: each blocking reload wants a newer answer).
+   */
+  get(channel: Channel, url: string, blocking: boolean): Promise<PlaylistOutcome>;
+  /** Upstream fetches made so far (for tests of fan-in through the status counters). */
+  readonly fetches: number;
+}
+
+/** Cap of a cached playlist's life: half its target duration, at most this. */
+const MAX_TTL_MS = 2_000;
+/** A master playlist has no target duration; it gets this. */
+const MASTER_TTL_MS = 2_000;
+const MAX_ENTRIES = 2_048;
+/** Bytes of playlist text held across all entries. */
+const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+
+interface Entry {
+  readonly promise: Promise<PlaylistOutcome>;
+  /** Undefined while in flight. */
+  expires: number | undefined;
+  size: number;
+}
+
+export function createPlaylistSource(deps: {
+  egress: Egress;
+  maxPlaylistBytes: number;
+  policy: RewritePolicy | "auto";
+  sign: (channelId: string, target: string) => string;
+  stats: PlaybackStats;
+}): PlaylistSource {
+  const entries = new Map<string, Entry>();
+  let cachedBytes = 0;
+  let fetches = 0;
+
+  const evict = (key: string) => {
+    const e = entries.get(key);
+    if (e === undefined) return;
+    entries.delete(key);
+    cachedBytes -= e.size;
+  };
+  const makeRoom = (now: number) => {
+    const full = () => entries.size >= MAX_ENTRIES || cachedBytes > MAX_CACHED_BYTES;
+    if (!full()) return;
+    for (const [key, e] of entries) if (e.expires !== undefined && e.expires <= now) evict(key);
+    // Still full: drop the oldest settled entries; fetches in flight stay shared.
+    for (const [key, e] of entries) {
+      if (!full()) break;
+      if (e.expires !== undefined) evict(key);
+    }
+  };
+
+  const fetchOnce = async (channel: Channel, url: string): Promise<PlaylistOutcome> => {
+    fetches += 1;
+    const r = await deps.egress.request(url, {
+      headers: channelRequestHeaders(channel),
+      channelId: channel.id,
+    });
+    if (!r.ok)
+      return r.kind === "refused"
+        ? { kind: "refused", message: r.message }
+        : { kind: "failed", message: r.message };
+    if (PASSTHROUGH_STATUSES.has(r.status)) {
+      r.body.dump().catch(() => undefined);
+      const range = r.headers["content-range"];
+      return {
+        kind: "status",
+        status: r.status as 404 | 410 | 416,
+        ...(r.status === 416 && typeof range === "string" ? { contentRange: range } : {}),
+      };
+    }
+    if (r.status !== 200) {
+      r.body.dump().catch(() => undefined);
+      return { kind: "failed", message: `upstream answered ${r.status}` };
+    }
+    const body = await readBodyCapped(r.body, deps.maxPlaylistBytes);
+    if (!body.ok) {
+      return {
+        kind: "failed",
+        message:
+          body.kind === "too_large" ? "upstream playlist exceeds max_playlist_bytes" : body.message,
+      };
+    }
+    deps.stats.bytesIn += body.bytes.length;
+    if (!looksLikePlaylist(body.bytes)) {
+      const type = r.headers["content-type"];
+      return {
+        kind: "bytes",
+        bytes: body.bytes,
+        headers: typeof type === "string" ? { "content-type": type } : {},
+      };
+    }
+    const text = body.bytes.toString("utf8");
+    const compiled = compilePlaylist(text, {
+      baseUrl: r.url,
+      policy: effectivePolicy(deps.policy, channel),
+      sign: (target) => deps.sign(channel.id, target),
+    });
+    return { kind: "playlist", compiled, size: text.length * 2 };
+  };
+
+  return {
+    get(channel, url, blocking) {
+      const now = Date.now();
+      const key = `${channel.id}\0${channel.revision}\0${url}`;
+      const hit = entries.get(key);
+      if (hit !== undefined && (hit.expires === undefined || hit.expires > now)) return hit.promise;
+      if (hit !== undefined) evict(key);
+      makeRoom(now);
+      const entry: Entry = { promise: fetchOnce(channel, url), expires: undefined, size: 0 };
+      entries.set(key, entry);
+      entry.promise.then(
+        (outcome) => {
+          if (entries.get(key) !== entry) return;
+          const ttl = blocking ? 0 : ttlOf(outcome);
+          if (ttl <= 0) return evict(key);
+          entry.expires = Date.now() + ttl;
+          entry.size = outcome.kind === "playlist" ? outcome.size : 0;
+          cachedBytes += entry.size;
+        },
+        () => evict(key),
+      );
+      return entry.promise;
+    },
+    get fetches() {
+      return fetches;
+    },
+  };
+}
+
+function ttlOf(outcome: PlaylistOutcome): number {
+  if (outcome.kind !== "playlist") return 0;
+  const td = outcome.compiled.targetDurationSec;
+  // RFC 8216bis 6.3.4: a client reloads a live playlist no sooner than half a target duration
+  // after an unchanged answer, so a cache younger than that never makes it fall behind.
+  return td === undefined ? MASTER_TTL_MS : Math.min(td * 500, MAX_TTL_MS);
+}
+
+/**
+ * `egress.playlist_policy`: `auto` rewrites media URIs only when the upstream
+ * needs something a player does not have (the channel's own headers or user
+ * agent); otherwise the player fetches media straight from the origin.
+ */
+export function effectivePolicy(policy: RewritePolicy | "auto", channel: Channel): RewritePolicy {
+  if (policy !== "auto") return policy;
+  return Object.keys(channel.headers).length > 0 || channel.user_agent !== ""
+    ? "rewrite"
+    : "passthrough";
+}

@@ -1,0 +1,80 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+/**
+ * Viewer leases for channels with `max_viewers` (spec "Playback" 6). The first
+ * `index.m3u8` request mints a lease and is redirected (307) to the same URL with
+ * `viewer=`; every later request carrying it renews it. A lease lapses
+ * {@link LEASE_TTL_MS} after its last renewal, which frees its seat: a player
+ * that stops polling stops counting within that time.
+ *
+ * A lease is `{id}.{sig}`, the HMAC binding it to the channel, so it cannot be
+ * moved to another channel or forged; seats are held in memory per process.
+ */
+export const LEASE_TTL_MS = 30_000;
+
+export type LeaseOutcome =
+  | { readonly kind: "renewed" }
+  | { readonly kind: "minted"; readonly lease: string }
+  | { readonly kind: "bad_signature" }
+  | { readonly kind: "full" };
+
+export interface ViewerLeases {
+  /**
+   * Admits a request for `channelId` limited to `max` viewers. `presented` is the
+   * request's `viewer` value (undefined: mint one when a seat is free).
+   */
+  admit(channelId: string, max: number, presented: string | undefined, now?: number): LeaseOutcome;
+  /** Renews a presented lease without minting (media and nested playlist requests). */
+  touch(channelId: string, presented: string, now?: number): void;
+  active(channelId: string, now?: number): number;
+}
+
+const LEASE = /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/;
+
+export function createViewerLeases(key: Buffer, ttlMs = LEASE_TTL_MS): ViewerLeases {
+  /** channel → lease id → expiry (ms). */
+  const seats = new Map<string, Map<string, number>>();
+  const mac = (channelId: string, id: string) =>
+    createHmac("sha256", key).update(`lease\0${channelId}\0${id}`).digest();
+
+  const verify = (channelId: string, presented: string): string | undefined => {
+    const m = LEASE.exec(presented);
+    if (m === null) return undefined;
+    const given = Buffer.from(m[2]!, "base64url");
+    const expected = mac(channelId, m[1]!);
+    return given.length === expected.length && timingSafeEqual(given, expected) ? m[1] : undefined;
+  };
+  const live = (channelId: string, now: number): Map<string, number> => {
+    let m = seats.get(channelId);
+    if (m === undefined) {
+      m = new Map();
+      seats.set(channelId, m);
+    }
+    for (const [id, expires] of m) if (expires <= now) m.delete(id);
+    return m;
+  };
+
+  return {
+    admit(channelId, max, presented, now = Date.now()) {
+      const m = live(channelId, now);
+      if (presented !== undefined) {
+        const id = verify(channelId, presented);
+        if (id === undefined) return { kind: "bad_signature" };
+        // A lapsed lease takes a seat again when one is free.
+        if (!m.has(id) && m.size >= max) return { kind: "full" };
+        m.set(id, now + ttlMs);
+        return { kind: "renewed" };
+      }
+      if (m.size >= max) return { kind: "full" };
+      const id = randomBytes(12).toString("base64url");
+      m.set(id, now + ttlMs);
+      return { kind: "minted", lease: `${id}.${mac(channelId, id).toString("base64url")}` };
+    },
+    touch(channelId, presented, now = Date.now()) {
+      const id = verify(channelId, presented);
+      const m = seats.get(channelId);
+      if (id !== undefined && m?.has(id)) m.set(id, now + ttlMs);
+    },
+    active: (channelId, now = Date.now()) => live(channelId, now).size,
+  };
+}

@@ -1,0 +1,35 @@
+import type { AppEnv } from "@svc/core/http";
+import type { Context } from "hono";
+import type { PlaybackAuthorizer } from "./play-auth.js";
+
+/** What a credential allows, and what every URL written for its request carries. */
+export interface PlayGrant {
+  /** Channels the credential may play; null: all. Out of scope → 403 `forbidden`. */
+  readonly channels: ReadonlySet<string> | null;
+  /** Mount path as generated URLs spell it: `/v1/play` or `/p/{key}/play`. */
+  readonly pathPrefix: string;
+  /** Percent-encoded query without `?` carried into generated URLs (`token=…`), or "". */
+  readonly urlQuery: string;
+}
+
+/**
+ * Checks the credential of a play request; throws `GatewayError` (401) when it
+ * is missing or invalid. `channelId` is the channel asked for (for access logs).
+ */
+export type ResolveGrant = (c: Context<AppEnv>, channelId: string) => Promise<PlayGrant>;
+
+/**
+ * The `/v1/play` credential (spec "Playback" 4): `?token=` over `Authorization:
+ * Bearer`, a session or preview JWT; the token rides along in every generated
+ * URL as `token=`, since players do not repeat headers on the URLs they follow.
+ */
+export function jwtPlayGrant(authorizer: PlaybackAuthorizer): ResolveGrant {
+  return async (c) => {
+    const g = await authorizer.authorize(c.req.query("token"), c.req.header("authorization"));
+    return {
+      channels: g.channels,
+      pathPrefix: "/v1/play",
+      urlQuery: g.token === undefined ? "" : `token=${encodeURIComponent(g.token)}`,
+    };
+  };
+}

@@ -1,0 +1,137 @@
+import { resolveChannelSource } from "@svc/core/catalog";
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import { type Context, Hono } from "hono";
+import { llHlsDirectives, withDirectives } from "./hls/ll-hls-directives.js";
+import { playlistResponse } from "./hls/playlist-answer.js";
+import { serveUpstream } from "./hls/upstream-proxy.js";
+import type { ResolveGrant } from "./play-grant.js";
+import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
+import { publicBase } from "./public-url.js";
+
+/**
+ * The three play routes of spec "Playback", relative to their mount point, built
+ * so they can be mounted once per credential form over one runtime:
+ *
+ * @example
+ * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
+ * app.route("/p/:key/play", createPlayRoutes(runtime, { resolveGrant: playbackKeyGrant }));
+ */
+export function createPlayRoutes(
+  rt: PlaybackRuntime,
+  options: { resolveGrant: ResolveGrant },
+): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { catalog, localIngress } = rt.options;
+
+  app.use(async (c, next) => {
+    rt.stats.requests += 1;
+    await next();
+    if (c.res.status >= 500) rt.stats.errors += 1;
+  });
+
+  /** Credential, scope, channel: the order every play route checks in. */
+  const admit = async (
+    c: Context<AppEnv>,
+    id: string,
+    viewer: string | undefined,
+  ): Promise<PlayRequest> => {
+    const grant = await options.resolveGrant(c, id);
+    if (grant.channels !== null && !grant.channels.has(id)) {
+      throw new GatewayError("forbidden", "channel not allowed for this credential");
+    }
+    const channel = catalog.get(id);
+    if (channel === undefined || channel.disabled)
+      throw new GatewayError("not_found", "channel not found");
+    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+    const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
+      .filter((s) => s !== "")
+      .join("&");
+    return {
+      channel,
+      prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
+      query: query === "" ? "" : `&${query}`,
+    };
+  };
+
+  app.get("/:id/index.m3u8", async (c) => {
+    const id = c.req.param("id");
+    let viewer = c.req.query("viewer");
+    const req0 = await admit(c, id, undefined);
+    const max = req0.channel.max_viewers;
+    if (max !== null) {
+      // Spec "Playback" 6: the first request mints a lease and is sent back with it.
+      const lease = rt.leases.admit(id, max, viewer);
+      if (lease.kind === "bad_signature")
+        throw new GatewayError("forbidden", "invalid viewer lease");
+      if (lease.kind === "full")
+        throw new GatewayError("too_many_requests", "channel viewer limit reached");
+      if (lease.kind === "minted") {
+        const u = new URL(c.req.url);
+        const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+        const search = u.search === "" ? "?" : `${u.search}&`;
+        return c.body(null, 307, {
+          Location: `${base}${u.pathname}${search}viewer=${lease.lease}`,
+        });
+      }
+    } else {
+      viewer = undefined;
+    }
+    const req = viewer === undefined ? req0 : { ...req0, query: `${req0.query}&viewer=${viewer}` };
+    if (req.channel.ingress === "dash") {
+      if (localIngress === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
+      return localIngress.index(c, req);
+    }
+    const source = resolveChannelSource(req.channel, catalog);
+    if (source === undefined)
+      throw new GatewayError("upstream_error", "channel source is not configured");
+    const directives = llHlsDirectives((n) => c.req.query(n));
+    const outcome = await rt.playlists.get(
+      req.channel,
+      withDirectives(source, directives),
+      directives !== "",
+    );
+    switch (outcome.kind) {
+      case "playlist":
+        return playlistResponse(c, req, outcome, rt.stats);
+      case "refused":
+        throw new GatewayError("forbidden", "upstream target not allowed");
+      case "failed":
+        throw new GatewayError("upstream_error", outcome.message);
+      case "status":
+        throw new GatewayError("upstream_error", `upstream answered ${outcome.status}`);
+      case "bytes":
+        throw new GatewayError("upstream_error", "upstream did not answer a playlist");
+    }
+  });
+
+  app.get("/:id/live/:file", async (c) => {
+    const req = await admit(c, c.req.param("id"), c.req.query("viewer"));
+    const file = c.req.param("file");
+    // Spec "Playback" 2: the (decoded) file name may not contain path separators.
+    if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
+      throw new GatewayError("invalid_request", "invalid file name");
+    }
+    if (localIngress === undefined)
+      throw new GatewayError("not_found", "no locally packaged output");
+    return localIngress.live(c, req, file);
+  });
+
+  app.get("/:id/u/:upstream", async (c) => {
+    const id = c.req.param("id");
+    const viewer = c.req.query("viewer");
+    const req = await admit(
+      c,
+      id,
+      viewer !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(viewer) ? viewer : undefined,
+    );
+    // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
+    const target = rt.signer.verify(id, c.req.param("upstream"), c.req.query("sig"));
+    if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
+    if (viewer !== undefined) rt.leases.touch(id, viewer);
+    return serveUpstream(c, rt, req, target);
+  });
+
+  return app;
+}

@@ -1,0 +1,14 @@
+/** Entry `@svc/playback/play`: the play routes, their runtime and the credential seam. */
+
+export { LEASE_TTL_MS } from "./hls/viewer-leases.js";
+export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
+export { createPlayRoutes } from "./play-routes.js";
+export {
+  createPlaybackRuntime,
+  type LocalIngress,
+  type PlaybackRuntime,
+  type PlaybackRuntimeOptions,
+  type PlayRequest,
+} from "./playback-runtime.js";
+export type { PlaybackStats } from "./playback-stats.js";
+export { resolveUrlSigningKey } from "./signing-key.js";

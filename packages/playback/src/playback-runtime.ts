@@ -1,0 +1,87 @@
+import type { Channel, ChannelCatalog } from "@svc/core/catalog";
+import type { GatewayConfig } from "@svc/core/config";
+import type { Egress } from "@svc/core/egress";
+import type { AppEnv, Build } from "@svc/core/http";
+import type { Context } from "hono";
+import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source.js";
+import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
+import { createUpstreamSigner, type UpstreamSigner } from "./hls/upstream-signer.js";
+import { createViewerLeases, type ViewerLeases } from "./hls/viewer-leases.js";
+import { createPlaybackStats, type PlaybackStats } from "./playback-stats.js";
+
+/** Who a play request is for, resolved once per request by the play routes. */
+export interface PlayRequest {
+  readonly channel: Channel;
+  /** Absolute URL prefix of generated URLs, ending with `/{id}/`. */
+  readonly prefix: string;
+  /** "" or `&…`: the credential query and the viewer lease, appended to generated URLs. */
+  readonly query: string;
+}
+
+/**
+ * Locally packaged output (the DASH engine of a later issue): `index.m3u8` of a
+ * `dash` channel and every `live/{file}` request are handed to it after the
+ * credential, scope, lease and file-name checks.
+ */
+export interface LocalIngress {
+  index(c: Context<AppEnv>, request: PlayRequest): Promise<Response>;
+  live(c: Context<AppEnv>, request: PlayRequest, file: string): Promise<Response>;
+}
+
+export interface PlaybackRuntimeOptions {
+  readonly config: GatewayConfig;
+  readonly catalog: ChannelCatalog;
+  readonly egress: Egress;
+  readonly build: Build;
+  /** HMAC key of `u/` URLs and viewer leases (see `resolveUrlSigningKey`). */
+  readonly signingKey: Buffer;
+  /** Current `public_base_url` ("" → the request's own scheme and Host). */
+  readonly publicBaseUrl: () => string;
+  readonly localIngress?: LocalIngress;
+}
+
+/** Shared by every mount of the play routes: one signer, cache, lease table and set of counters. */
+export interface PlaybackRuntime {
+  readonly options: PlaybackRuntimeOptions;
+  readonly signer: UpstreamSigner;
+  readonly leases: ViewerLeases;
+  readonly playlists: PlaylistSource;
+  readonly segments: SegmentFanIn;
+  /** `bytes_in`, `bytes_out`, `requests`, `errors` for `GET /v1/status`. */
+  readonly stats: PlaybackStats;
+}
+
+/** Media held in memory by segment fan-in, all shared fetches together. */
+const SEGMENT_BUDGET_BYTES = 64 * 1024 * 1024;
+/** Largest single segment that is shared; bigger ones stream to each viewer on their own. */
+const SEGMENT_MAX_SHARED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * @example
+ * const runtime = createPlaybackRuntime({ config, catalog, egress, build: "lite",
+ *   signingKey: resolveUrlSigningKey(config, "lite"), publicBaseUrl: () => "" });
+ * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
+ */
+export function createPlaybackRuntime(options: PlaybackRuntimeOptions): PlaybackRuntime {
+  const stats = createPlaybackStats();
+  const signer = createUpstreamSigner(options.signingKey);
+  return {
+    options,
+    signer,
+    stats,
+    leases: createViewerLeases(options.signingKey),
+    playlists: createPlaylistSource({
+      egress: options.egress,
+      maxPlaylistBytes: options.config.security.max_playlist_bytes,
+      policy: options.config.egress.playlist_policy,
+      sign: (channelId, target) => signer.sign(channelId, target),
+      stats,
+    }),
+    segments: createSegmentFanIn({
+      egress: options.egress,
+      stats,
+      budgetBytes: SEGMENT_BUDGET_BYTES,
+      maxEntryBytes: SEGMENT_MAX_SHARED_BYTES,
+    }),
+  };
+}
