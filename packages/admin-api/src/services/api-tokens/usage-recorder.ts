@@ -46,6 +46,23 @@ export function createTokenUsageRecorder(
   store: ApiTokenStore,
   onError: (err: unknown, dropped: number) => void,
 ): TokenUsageRecorder {
+  const insert = db
+    .insert(apiTokenAudit)
+    .values({
+      tokenId: sql.placeholder("tokenId"),
+      tokenPrefix: sql.placeholder("tokenPrefix"),
+      method: sql.placeholder("method"),
+      path: sql.placeholder("path"),
+      requiredScope: sql.placeholder("requiredScope"),
+      decision: sql.placeholder("decision"),
+      status: sql.placeholder("status"),
+      remote: sql.placeholder("remote"),
+      userAgent: sql.placeholder("userAgent"),
+      requestId: sql.placeholder("requestId"),
+      reason: sql.placeholder("reason"),
+      createdAt: sql.placeholder("createdAt"),
+    })
+    .prepare();
   const queue = createWriteBehindQueue<AuditEntry>({
     maxItems: 1000,
     flushIntervalMs: 200,
@@ -57,9 +74,8 @@ export function createTokenUsageRecorder(
           lastUsed.set(e.tokenId, Math.max(lastUsed.get(e.tokenId) ?? 0, e.createdAt));
       }
       db.transaction((tx) => {
-        tx.insert(apiTokenAudit)
-          .values([...batch])
-          .run();
+        for (const e of batch)
+          insert.run({ ...e, requiredScope: e.requiredScope ?? null, reason: e.reason ?? null });
         for (const [id, at] of lastUsed) {
           tx.update(apiTokens)
             .set({ lastUsedAt: sql`max(coalesce(${apiTokens.lastUsedAt}, 0), ${at})` })
