@@ -274,4 +274,27 @@ describe("full: channels", () => {
       "not_found",
     );
   });
+
+  it("feeds /v1/playlist.m3u from the database catalog; an API token is no playback credential", async () => {
+    const res = await fetch(url("/v1/playlist.m3u"), {
+      headers: { authorization: `Bearer ${f.admin}` },
+    });
+    assert.equal(res.status, 200);
+    const urls = (await res.text()).split("\n").filter((l) => l.startsWith("http"));
+    const suffix = `?token=${encodeURIComponent(f.admin)}`;
+    // Database order after the reorder above: sport, then news.
+    assert.deepEqual(urls, [
+      `${f.base}/v1/play/sport/index.m3u8${suffix}`,
+      `${f.base}/v1/play/news/index.m3u8${suffix}`,
+    ]);
+    const t = await requestJson(url("/v1/admin/api-tokens"), {
+      token: f.admin,
+      body: { name: "p", scopes: ["read"] },
+    });
+    assertError(
+      await requestJson(url("/v1/playlist.m3u"), { token: t.body.token }),
+      401,
+      "unauthorized",
+    );
+  });
 });

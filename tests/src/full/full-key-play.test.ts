@@ -64,6 +64,9 @@ describe("full: /p/{token}/play/{id}/… with a playback key", () => {
     const status = await requestJson(url("/v1/status"), { token: admin });
     assert.ok(status.body.bytes_out >= SEGMENT_BYTES.length);
     assert.ok(status.body.requests >= 2);
+    const metrics = await (await fetch(url("/metrics"))).text();
+    const out = Number(/^svc_playback_bytes_out_total (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(out >= SEGMENT_BYTES.length, `bytes out ${out}`);
   });
 
   it("refuses out-of-scope channels (403) and dead keys (401), and logs every use", async () => {

@@ -54,26 +54,24 @@ export function createGatewayMetrics(sources: {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
-  const fromPlayback = (name: string, help: string, pick: (s: PlaybackStats) => number) =>
-    new Gauge({
+  // Counters mirrored from the playback module's own totals at scrape time.
+  const fromPlayback = (name: string, help: string, pick: (s: PlaybackStats) => number) => {
+    let seen = 0;
+    return new Counter({
       name,
       help,
       registers: [registry],
       collect() {
-        this.set(pick(sources.playback()));
+        const now = pick(sources.playback());
+        if (now > seen) this.inc(now - seen);
+        seen = Math.max(seen, now);
       },
     });
-  fromPlayback(
-    "svc_playback_bytes_in_total",
-    "Bytes read from upstreams (counter)",
-    (s) => s.bytes_in,
-  );
-  fromPlayback(
-    "svc_playback_bytes_out_total",
-    "Media bytes sent to players (counter)",
-    (s) => s.bytes_out,
-  );
-  fromPlayback("svc_upstream_errors_total", "Failed upstream fetches (counter)", (s) => s.errors);
+  };
+  fromPlayback("svc_playback_bytes_in_total", "Bytes read from upstreams", (s) => s.bytes_in);
+  fromPlayback("svc_playback_bytes_out_total", "Media bytes sent to players", (s) => s.bytes_out);
+  // The playback module counts play requests that failed upstream (5xx or cut mid-body).
+  fromPlayback("svc_upstream_errors_total", "Play requests failed by an upstream", (s) => s.errors);
   new Gauge({
     name: "svc_active_sessions",
     help: "Runtime media sessions",

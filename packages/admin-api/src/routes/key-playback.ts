@@ -17,7 +17,16 @@ import {
 export function keyPathParts(path: string): { key: string; channelId: string | null } | undefined {
   const m = /^\/p\/([^/]+)\/(?:playlist\.m3u$|play\/([^/]+)\/)/.exec(path);
   if (m === null) return undefined;
-  return { key: m[1]!, channelId: m[2] === undefined ? null : decodeURIComponent(m[2]) };
+  return { key: m[1]!, channelId: m[2] === undefined ? null : safeDecode(m[2]) };
+}
+
+/** A malformed percent-escape stays as written (it then names no channel) instead of throwing. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
