@@ -90,6 +90,57 @@ describe("full: settings, status and metrics", () => {
     assert.equal(ch.body.channels[0].play_url, "https://tv.example/v1/play/news/index.m3u8");
   });
 
+  it("answers GET / with service info, or 302 to the console for a browser", async () => {
+    const r = await requestJson(url("/"));
+    assert.equal(r.status, 200);
+    assert.deepEqual(keysOf(r.body), ["admin", "commit", "name", "version"]);
+    assert.equal(r.body.admin, "/admin");
+    for (const k of ["name", "version", "commit"]) assert.equal(typeof r.body[k], "string");
+    const html = await requestJson(url("/"), { headers: { accept: "text/html,*/*" } });
+    assert.equal(html.status, 302);
+    assert.equal(new URL(html.headers.get("location")!, f.base).pathname, "/admin");
+  });
+
+  it("refuses admin bodies over max_body_bytes with 413, declared or chunked", async () => {
+    const big = JSON.stringify({ name: "x".repeat(1_100_000) });
+    const declared = await requestJson(url("/v1/admin/access-tokens"), {
+      token: f.admin,
+      body: big,
+    });
+    assertError(declared, 413, "invalid_request");
+    const chunks = [big.slice(0, 600_000), big.slice(600_000)];
+    const stream = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const chunked = await fetch(url("/v1/admin/access-tokens"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${f.admin}`, "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(chunked.status, 413);
+    assert.equal(((await chunked.json()) as any).error.code, "invalid_request");
+    // A small chunked body is read and handled normally.
+    const small = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(JSON.stringify({ name: "chunked" })));
+        controller.close();
+      },
+    });
+    const ok = await fetch(url("/v1/admin/access-tokens"), {
+      method: "POST",
+      headers: { authorization: `Bearer ${f.admin}`, "content-type": "application/json" },
+      body: small,
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(ok.status, 201);
+    assert.equal(((await ok.json()) as any).name, "chunked");
+  });
+
   it("reports status with the spec's shape", async () => {
     const r = await requestJson(url("/v1/status"), { token: f.admin });
     assert.equal(r.status, 200);
