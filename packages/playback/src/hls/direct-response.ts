@@ -50,6 +50,10 @@ export async function pipeBody(
     stats.bytesIn += chunk.length;
     stats.bytesOut += chunk.length;
   });
+  if (body.readableEnded) {
+    out.end();
+    return;
+  }
   try {
     await pipeline(body, out);
   } catch {

@@ -153,19 +153,21 @@ export function createSegmentFanIn(deps: {
       for (const pump of s.pumps) pump();
     };
     if (first !== undefined) push(first);
+    let settled = false;
+    const finish = (failed: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (failed) s.failed = true;
+      else s.done = true;
+      if (inflight.get(key) === s) inflight.delete(key);
+      for (const pump of s.pumps) pump();
+      release(s);
+    };
     r.body.on("data", push);
-    r.body.once("end", () => {
-      s.done = true;
-      if (inflight.get(key) === s) inflight.delete(key);
-      for (const pump of s.pumps) pump();
-      release(s);
-    });
-    r.body.once("error", () => {
-      s.failed = true;
-      if (inflight.get(key) === s) inflight.delete(key);
-      for (const pump of s.pumps) pump();
-      release(s);
-    });
+    r.body.once("end", () => finish(false));
+    r.body.once("error", () => finish(true));
+    // The first chunk may have been the last: its "end" can be gone already.
+    if (r.body.readableEnded) finish(false);
     return { kind: "stream", headers: keptResponseHeaders(r.headers) };
   };
 
