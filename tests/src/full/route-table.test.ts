@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
@@ -23,9 +24,13 @@ async function composed(build: "full" | "lite") {
   const mod = await load(`apps/gateway-${build}/dist/app.js`);
   const gateway =
     build === "full" ? await mod.composeFull({ config, log }) : mod.composeLite({ config, log });
-  return gateway as {
-    app: { routes: { method: string; path: string }[] };
-    afterClose?: () => void;
+  return {
+    app: gateway.app as { routes: { method: string; path: string }[] },
+    async close() {
+      await gateway.shutdown?.();
+      await gateway.afterClose?.();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
@@ -59,6 +64,7 @@ describe("route table", async () => {
 
   it("lite registers exactly its seven routes", async () => {
     const lite = await composed("lite");
+    await lite.close();
     const got = registered(lite.app, normalizeRoutePath);
     const want = new Set(table.filter((r) => r.lite).map((r) => `${r.method} ${r.path}`));
     assert.equal(want.size, 7);
@@ -126,7 +132,7 @@ describe("route table", async () => {
         assert.ok(!got.has(r), `full registers ${r} before its issue`);
       }
     } finally {
-      full.afterClose?.();
+      await full.close();
     }
   });
 });
