@@ -6,16 +6,9 @@ import type { RouteMatcher, RouteSpec } from "@svc/core/route-table";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AdminEnv } from "../env.js";
 import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
+import { type DenialReason, decideTokenAccess } from "../services/api-tokens/decide-access.js";
 import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
-
-export type DenialReason =
-  | "invalid"
-  | "revoked"
-  | "expired"
-  | "session_required"
-  | "route_not_available"
-  | "missing_scope";
 
 export interface CredentialGateDeps {
   readonly routes: RouteMatcher;
@@ -84,46 +77,19 @@ async function tokenRequest(
     userAgent: (c.req.header("user-agent") ?? "").slice(0, 256),
     requestId: c.get("requestId"),
   };
-  const deny = (reason: DenialReason, error: GatewayError): never => {
+  const decision = decideTokenAccess(check, spec);
+  if (!decision.allow) {
     deps.usage.record({
       ...base,
       decision: "deny",
-      status: error.status,
-      reason,
+      status: decision.error.status,
+      reason: decision.reason,
       createdAt: Date.now(),
     });
-    deps.onDenied?.(reason);
-    throw error;
-  };
-  if (!check.ok) {
-    const message =
-      check.reason === "invalid"
-        ? "invalid API token"
-        : check.reason === "revoked"
-          ? "API token revoked"
-          : "API token expired";
-    deny(check.reason, new GatewayError("unauthorized", message));
+    deps.onDenied?.(decision.reason);
+    throw decision.error;
   }
-  if (spec?.credential === "session") {
-    deny(
-      "session_required",
-      new GatewayError("session_required", "this route needs an admin login session"),
-    );
-  }
-  if (spec === undefined || spec.scope === null) {
-    deny(
-      "route_not_available",
-      new GatewayError("route_not_available", "route not available to API tokens"),
-    );
-  }
-  const token = check.ok ? check.token : undefined;
-  if (token === undefined || spec === undefined || spec.scope === null) return;
-  if (!token.scopes.includes(spec.scope)) {
-    deny(
-      "missing_scope",
-      new GatewayError("forbidden", `API token lacks the "${spec.scope}" scope`),
-    );
-  }
+  const token = decision.token;
   c.set("principal", { kind: "api_token", token });
   await next();
   deps.usage.record({
