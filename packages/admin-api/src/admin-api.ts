@@ -1,5 +1,5 @@
 import type { RateLimiter, SessionTokens } from "@svc/core/auth";
-import type { GatewayConfig } from "@svc/core/config";
+import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Logger } from "@svc/core/log";
 import { createRouteMatcher } from "@svc/core/route-table";
 import { Hono } from "hono";
@@ -59,7 +59,14 @@ export interface AdminState {
  */
 export function openAdminState(options: AdminStateOptions): AdminState {
   const { config, log } = options;
-  const state = openStateDatabase(config.server.data_dir);
+  let state: ReturnType<typeof openStateDatabase>;
+  try {
+    state = openStateDatabase(config.server.data_dir);
+  } catch (err) {
+    // Reported like a config problem: one line naming the key, exit status 2, nothing started.
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
+  }
   const db = state.db;
   const imported = importConfigChannels(db, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");

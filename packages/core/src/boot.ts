@@ -76,9 +76,6 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     };
     servers.push(await startServer(composed.app, s.tls_listen, tls));
   }
-  for (const server of servers) process.stdout.write(`listening on ${server.url}\n`);
-  composed.started?.(servers.map((x) => x.url));
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -97,8 +94,12 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     log.flush();
     process.exit(0);
   };
+  // Handlers go in before the `listening on` line: a supervisor may signal as soon
+  // as it reads it, and without a handler the default action kills the process.
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+  for (const server of servers) process.stdout.write(`listening on ${server.url}\n`);
+  composed.started?.(servers.map((x) => x.url));
 }
 
 /** `--config FILE` or `--config=FILE`. */

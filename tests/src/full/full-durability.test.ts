@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { type GatewayProcess, startGateway, tempDir } from "../harness/gateway-process.js";
+import {
+  type GatewayProcess,
+  runExpectingExit,
+  startGateway,
+  tempDir,
+} from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
-import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+import { ADMIN_PASSWORD, authSection, hashFor } from "../harness/users.js";
 import { createApiToken } from "./full-fixture.js";
 
 const CONFIG = {
@@ -139,6 +145,37 @@ describe("full: durability of the state database", () => {
       } finally {
         await b.stop();
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the database owner-only and refuses to start on a damaged file (exit 2)", async () => {
+    const dir = tempDir("svc-full-db-");
+    try {
+      const a = await startGateway("full", CONFIG, { dir });
+      assert.equal(statSync(join(a.dataDir, "state.db")).mode & 0o777, 0o600);
+      assert.equal(await a.stop(), 0);
+      const broken = join(dir, "broken");
+      mkdirSync(broken);
+      writeFileSync(join(broken, "state.db"), Buffer.alloc(8192, 0x5a));
+      const r = await runExpectingExit(
+        "full",
+        [
+          "server:",
+          '  listen: "127.0.0.1:0"',
+          `  data_dir: "${broken}"`,
+          "auth:",
+          "  users:",
+          "    - username: admin",
+          `      password_hash: "${hashFor("x-password-1")}"`,
+          "      role: admin",
+          "",
+        ].join("\n"),
+      );
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^server\.data_dir: state database: .+$/m);
+      assert.doesNotMatch(r.stdout, /listening on/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
@@ -27,6 +27,10 @@ export const STATE_DB_FILE = "state.db";
 export function openStateDatabase(dataDir: string): StateDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, STATE_DB_FILE);
+  // Owner-only: the file holds password hashes and token digests. SQLite gives
+  // its -wal and -shm files the database file's mode.
+  closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("busy_timeout = 5000");
