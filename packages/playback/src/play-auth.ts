@@ -1,5 +1,5 @@
 import type { AccountDirectory, SessionClaims, SessionTokens } from "@svc/core/auth";
-import { isApiTokenShape, playbackCredential } from "@svc/core/auth";
+import { CLOCK_SKEW_SEC, isApiTokenShape, playbackCredential } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 
 /** Who may play what, after the credential of a `/v1/play/` or playlist request is checked. */
@@ -26,11 +26,44 @@ export interface PlaybackAuthorizer {
 
 const OPEN: PlaybackGrant = Object.freeze({ token: undefined, channels: null, claims: undefined });
 
+/** Verified tokens remembered, at most this many and this long (never past their `exp`). */
+const VERIFIED_CACHE_ENTRIES = 10_000;
+const VERIFIED_CACHE_MS = 60_000;
+
+/**
+ * Remembers successful JWT verifications: a player polls its playlist every few
+ * seconds with the same token, and an Ed25519 verification costs far more than
+ * the rest of a cached playlist answer. Failures are never cached; the account's
+ * credential revision is still checked on every request by the caller.
+ */
+function cachedVerifier(
+  tokens: SessionTokens,
+): (token: string) => Promise<SessionClaims | undefined> {
+  const cache = new Map<string, { claims: SessionClaims; until: number }>();
+  return async (token) => {
+    const now = Date.now();
+    const hit = cache.get(token);
+    if (hit !== undefined) {
+      if (hit.until > now) return hit.claims;
+      cache.delete(token);
+    }
+    const claims = await tokens.verify(token);
+    if (claims === undefined) return undefined;
+    if (cache.size >= VERIFIED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(token, {
+      claims,
+      until: Math.min(now + VERIFIED_CACHE_MS, claims.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000),
+    });
+    return claims;
+  };
+}
+
 export function createPlaybackAuthorizer(deps: {
   requireAuth: boolean;
   tokens: SessionTokens;
   accounts: AccountDirectory;
 }): PlaybackAuthorizer {
+  const verify = cachedVerifier(deps.tokens);
   return {
     async authorize(queryToken, authorization) {
       if (!deps.requireAuth) return OPEN;
@@ -39,7 +72,7 @@ export function createPlaybackAuthorizer(deps: {
       if (token === undefined || isApiTokenShape(token)) {
         throw new GatewayError("unauthorized", "a session or preview token is required");
       }
-      const claims = await deps.tokens.verify(token);
+      const claims = await verify(token);
       const account = claims === undefined ? undefined : deps.accounts.find(claims.username);
       if (
         claims === undefined ||

@@ -94,7 +94,7 @@ export function createPlayRoutes(
     );
     switch (outcome.kind) {
       case "playlist":
-        return playlistResponse(c, req, outcome, rt.stats);
+        return playlistResponse(c, req, outcome, rt.stats, rt);
       case "refused":
         throw new GatewayError("forbidden", "upstream target not allowed");
       case "failed":

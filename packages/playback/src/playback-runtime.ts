@@ -49,6 +49,9 @@ export interface PlaybackRuntime {
   readonly segments: SegmentFanIn;
   /** `bytes_in`, `bytes_out`, `requests`, `errors` for `GET /v1/status`. */
   readonly stats: PlaybackStats;
+  readonly build: Build;
+  /** `security.cors_origins` is set: streamed answers copy the CORS headers. */
+  readonly withCors: boolean;
 }
 
 /** Media held in memory by segment fan-in, all shared fetches together. */
@@ -69,6 +72,8 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
     options,
     signer,
     stats,
+    build: options.build,
+    withCors: options.config.security.cors_origins.length > 0,
     leases: createViewerLeases(options.signingKey),
     playlists: createPlaylistSource({
       egress: options.egress,

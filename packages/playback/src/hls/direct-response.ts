@@ -16,17 +16,52 @@ export function writeDirectHead(
   build: Build,
   status: number,
   headers: Record<string, string>,
+  withCors: boolean,
 ): void {
   const merged: Record<string, string> = directResponseHeaders(build, c.get("requestId"));
-  for (const [k, v] of c.res.headers) if (k !== "content-type") merged[k] = v;
+  // CORS headers are set on c.res before the handler runs; reading c.res builds a
+  // Response, so it is only read when CORS is configured at all.
+  if (withCors) for (const [k, v] of c.res.headers) if (k !== "content-type") merged[k] = v;
   Object.assign(merged, headers);
   c.env.outgoing.writeHead(status, merged);
 }
 
-/** The `Response` a handler returns after writing to the node response itself. */
+const SENT = new Map<number, Response>();
+
+/**
+ * The `Response` a handler returns after writing to the node response itself.
+ * @hono/node-server skips any response carrying `x-hono-already-sent`; the status
+ * feeds the access log. One instance per status is reused: building a web
+ * Response per request measured a third of a cached playlist answer's CPU, and
+ * the headers later middleware sets on it are never sent.
+ */
 export function alreadySent(status: number): Response {
-  // @hono/node-server skips any response carrying this header; the status feeds the access log.
-  return new Response(null, { status, headers: { "x-hono-already-sent": "true" } });
+  let res = SENT.get(status);
+  if (res === undefined) {
+    res = new Response(null, { status, headers: { "x-hono-already-sent": "true" } });
+    SENT.set(status, res);
+  }
+  return res;
+}
+
+/** Sends a whole text body (a rewritten playlist) straight to the node response. */
+export function sendText(
+  c: Context<AppEnv>,
+  build: Build,
+  withCors: boolean,
+  contentType: string,
+  text: string,
+): Response {
+  const bytes = Buffer.from(text, "utf8");
+  writeDirectHead(
+    c,
+    build,
+    200,
+    { "content-type": contentType, "content-length": String(bytes.length) },
+    withCors,
+  );
+  c.env.outgoing.end(bytes);
+  return alreadySent(200);
 }
 
 /**

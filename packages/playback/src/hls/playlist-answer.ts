@@ -1,8 +1,9 @@
 import { GatewayError } from "@svc/core/errors";
-import type { AppEnv } from "@svc/core/http";
+import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
+import { sendText } from "./direct-response.js";
 import { renderPlaylist } from "./playlist-rewriter.js";
 import type { PlaylistOutcome } from "./playlist-source.js";
 
@@ -15,10 +16,11 @@ export function playlistResponse(
   request: PlayRequest,
   outcome: PlaylistOutcome & { kind: "playlist" },
   stats: PlaybackStats,
+  rt: { build: Build; withCors: boolean },
 ): Response {
   const text = renderPlaylist(outcome.compiled, request.prefix, request.query);
   stats.bytesOut += Buffer.byteLength(text);
-  return c.body(text, 200, { "Content-Type": PLAYLIST_CONTENT_TYPE });
+  return sendText(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, text);
 }
 
 /**

@@ -38,7 +38,7 @@ export async function serveUpstream(
       withDirectives(target, directives),
       directives !== "",
     );
-    if (outcome.kind === "playlist") return playlistResponse(c, req, outcome, rt.stats);
+    if (outcome.kind === "playlist") return playlistResponse(c, req, outcome, rt.stats, rt);
     return upstreamOutcomeResponse(c, outcome, rt.stats);
   }
   const range = c.req.header("range");
@@ -82,7 +82,7 @@ async function serveShared(
   switch (outcome.kind) {
     case "stream":
       if (out.destroyed) return alreadySent(499);
-      writeDirectHead(c, rt.options.build, 200, outcome.headers);
+      writeDirectHead(c, rt.build, 200, outcome.headers, rt.withCors);
       sub.pipeTo(out);
       return alreadySent(200);
     case "solo":
@@ -159,13 +159,13 @@ async function relay(
       policy: effectivePolicy(rt.options.config.egress.playlist_policy, req.channel),
       sign: (t) => rt.signer.sign(req.channel.id, t),
     });
-    return playlistResponse(c, req, { kind: "playlist", compiled, size: 0 }, rt.stats);
+    return playlistResponse(c, req, { kind: "playlist", compiled, size: 0 }, rt.stats, rt);
   }
   if (c.env.outgoing.destroyed) {
     r.body.destroy();
     return alreadySent(499);
   }
-  writeDirectHead(c, rt.options.build, r.status, keptResponseHeaders(r.headers));
+  writeDirectHead(c, rt.build, r.status, keptResponseHeaders(r.headers), rt.withCors);
   await pipeBody(c, r.body, head, rt.stats);
   return alreadySent(r.status);
 }
