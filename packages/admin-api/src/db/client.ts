@@ -5,7 +5,8 @@ import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3"
 import { migrateStateDatabase } from "./migrate.js";
 import * as schema from "./schema/index.js";
 
-export type StateDb = BetterSQLite3Database<typeof schema>;
+/** The drizzle handle; `$client` is the better-sqlite3 connection underneath. */
+export type StateDb = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 /** The open state database: the drizzle handle and a way to close it. */
 export interface StateDatabase {

@@ -1,11 +1,12 @@
 import { isoSeconds } from "@svc/core/auth";
-import { desc, eq, lt, sql } from "drizzle-orm";
+import { desc, eq, lt } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { playbackAccessLog } from "../../db/schema/index.js";
 import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
+import { type AccessEntry, createAccessLogWriter } from "./access-log-writer.js";
 import type { PlaybackKeyStore } from "./key-store.js";
 
-export type AccessEntry = typeof playbackAccessLog.$inferInsert;
+export type { AccessEntry } from "./access-log-writer.js";
 
 function renderAccess(a: typeof playbackAccessLog.$inferSelect) {
   return {
@@ -43,20 +44,7 @@ export function createAccessLog(
   keys: PlaybackKeyStore,
   options: { enabled: boolean; onError: (err: unknown, dropped: number) => void },
 ): AccessLog {
-  // Prepared once: a batch is one transaction of cheap statement runs, not one
-  // freshly built multi-row INSERT (which cost far more JS time per record).
-  const insert = db
-    .insert(playbackAccessLog)
-    .values({
-      tokenId: sql.placeholder("tokenId"),
-      tokenPrefix: sql.placeholder("tokenPrefix"),
-      path: sql.placeholder("path"),
-      channelId: sql.placeholder("channelId"),
-      status: sql.placeholder("status"),
-      remote: sql.placeholder("remote"),
-      createdAt: sql.placeholder("createdAt"),
-    })
-    .prepare();
+  const insert = createAccessLogWriter(db);
   const queue = createWriteBehindQueue<AccessEntry>({
     maxItems: 2000,
     flushIntervalMs: 200,
@@ -65,7 +53,7 @@ export function createAccessLog(
       const used = new Map<string, number>();
       for (const e of batch) used.set(e.tokenId, Math.max(used.get(e.tokenId) ?? 0, e.createdAt));
       db.transaction((tx) => {
-        for (const e of batch) insert.run(e);
+        insert(batch);
         keys.markUsed(tx, used);
       });
     },
