@@ -5,7 +5,7 @@
 //
 //   node bench/key-access-log.mjs [--duration 8] [--connections 16] [--rounds 3]
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -94,6 +94,7 @@ async function startGateway(accessLog) {
   await check.text();
   return {
     accessLog,
+    pid: proc.pid,
     target,
     session,
     url,
@@ -123,8 +124,22 @@ function getFresh(target, token) {
   });
 }
 
-function wrk(target) {
-  return wrkFor(target, duration);
+/** CPU seconds (user + system) the process has used so far; Linux /proc, else NaN. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** One measured round: req/s from wrk, and the gateway's CPU time per request (robust to a busy host). */
+function wrk(gw) {
+  const before = cpuSeconds(gw.pid);
+  const r = wrkFor(gw.target, duration);
+  const cpu = cpuSeconds(gw.pid) - before;
+  return { ...r, cpuUsPerReq: (cpu * 1e6) / r.requests };
 }
 
 function wrkFor(target, seconds) {
@@ -133,9 +148,10 @@ function wrkFor(target, seconds) {
   });
   if (r.status !== 0) throw new Error(`wrk failed: ${r.stderr}`);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.stdout)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(r.stdout)?.[1]);
   const p99 = /\s99%\s+(\S+)/.exec(r.stdout)?.[1];
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(r.stdout)?.[1] ?? 0);
-  return { rps, p99, non2xx };
+  return { rps, requests, p99, non2xx };
 }
 
 const on = await startGateway("on");
@@ -146,10 +162,10 @@ try {
   for (const gw of [on, off]) wrkFor(gw.target, 3);
   for (let i = 0; i < rounds; i++) {
     for (const gw of i % 2 === 0 ? [on, off] : [off, on]) {
-      const r = wrk(gw.target);
+      const r = wrk(gw);
       results[gw.accessLog].push(r);
       process.stdout.write(
-        `round ${i + 1} access log ${gw.accessLog}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99}, non-2xx ${r.non2xx}\n`,
+        `round ${i + 1} access log ${gw.accessLog}: ${r.rps.toFixed(0)} req/s, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, p99 ${r.p99}, non-2xx ${r.non2xx}\n`,
       );
     }
   }
@@ -164,6 +180,11 @@ try {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mOn = median(results.on.map((r) => r.rps));
 const mOff = median(results.off.map((r) => r.rps));
+const cOn = median(results.on.map((r) => r.cpuUsPerReq));
+const cOff = median(results.off.map((r) => r.cpuUsPerReq));
 process.stdout.write(
   `median req/s: access log on ${mOn.toFixed(0)}, off ${mOff.toFixed(0)} (on/off ${((mOn / mOff) * 100).toFixed(1)} %)\n`,
+);
+process.stdout.write(
+  `median gateway CPU per request: access log on ${cOn.toFixed(0)} µs, off ${cOff.toFixed(0)} µs (+${(cOn - cOff).toFixed(0)} µs)\n`,
 );

@@ -144,32 +144,39 @@ export interface RouteMatcher {
 
 /** Compiles the table into a matcher; HEAD matches GET rows. */
 export function createRouteMatcher(table: readonly RouteSpec[] = ROUTE_TABLE): RouteMatcher {
-  const compiled = table
-    .map((spec) => {
-      const pattern = spec.path
-        .split("/")
-        .map((seg) =>
-          seg === "*"
-            ? ".*"
-            : /^\{.+\}$/.test(seg)
-              ? "[^/]+"
-              : seg.replace(/[.*+?^$()|[\]\\]/g, "\\$&"),
-        )
-        .join("/");
-      const placeholders =
-        (spec.path.match(/\{/g) ?? []).length + (spec.path.endsWith("*") ? 10 : 0);
-      return { spec, re: new RegExp(`^${pattern}$`), placeholders };
-    })
-    .sort((a, b) => a.placeholders - b.placeholders);
+  // Bucketed by method and first path segment (no table path starts with a
+  // placeholder), so a request tests a handful of patterns, not all 69.
+  const buckets = new Map<string, { spec: RouteSpec; re: RegExp; placeholders: number }[]>();
+  for (const spec of table) {
+    const pattern = spec.path
+      .split("/")
+      .map((seg) =>
+        seg === "*"
+          ? ".*"
+          : /^\{.+\}$/.test(seg)
+            ? "[^/]+"
+            : seg.replace(/[.*+?^$()|[\]\\]/g, "\\$&"),
+      )
+      .join("/");
+    const placeholders = (spec.path.match(/\{/g) ?? []).length + (spec.path.endsWith("*") ? 10 : 0);
+    const key = `${spec.method} ${firstSegment(spec.path)}`;
+    const list = buckets.get(key) ?? [];
+    list.push({ spec, re: new RegExp(`^${pattern}$`), placeholders });
+    buckets.set(key, list);
+  }
+  for (const list of buckets.values()) list.sort((a, b) => a.placeholders - b.placeholders);
   return {
     match(method, path) {
-      const m = method === "HEAD" ? "GET" : method;
-      const p =
-        path.length > 1 && path.endsWith("/") && !path.startsWith("/admin")
-          ? path.slice(0, -1)
-          : path;
-      for (const c of compiled) if (c.spec.method === m && c.re.test(p)) return c.spec;
+      const list = buckets.get(`${method === "HEAD" ? "GET" : method} ${firstSegment(path)}`);
+      if (list === undefined) return undefined;
+      for (const c of list) if (c.re.test(path)) return c.spec;
       return undefined;
     },
   };
+}
+
+/** `v1` of `/v1/me`, `` of `/`. */
+function firstSegment(path: string): string {
+  const end = path.indexOf("/", 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
 }
