@@ -118,13 +118,38 @@ async function wrk(url, connections, headers = []) {
   const transfer =
     tm === null ? Number.NaN : Number(tm[1]) * { B: 1, KB: 1024, MB: 1 << 20, GB: 1 << 30 }[tm[2]];
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? "0";
+  const timeouts = /timeout (\d+)/.exec(stdout)?.[1] ?? "0";
   return {
     rps: num(/Requests\/sec:\s+([\d.]+)/),
     transfer,
     p50: lat(50),
     p99: lat(99),
     non2xx: Number(errors),
+    timeouts: Number(timeouts),
   };
+}
+
+/** CPU seconds (user + system) used so far by `pid` and its children processes. */
+function cpuSeconds(pid) {
+  const ticks = (p) => {
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+      return Number(f[11]) + Number(f[12]); // utime, stime (fields 14, 15)
+    } catch {
+      return 0;
+    }
+  };
+  let total = ticks(pid);
+  try {
+    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)) {
+      if (child !== "") total += ticks(child);
+    }
+  } catch {
+    // no children list: the process alone
+  }
+  return total / 100; // USER_HZ
 }
 
 function rssMiB(pid) {
@@ -166,10 +191,13 @@ async function main() {
   const proxyConf = nginxConf("proxy", {
     originPort,
     port: nginxPort,
-    body: `location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }`,
+    body: `location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    location = /healthz { default_type application/json; return 200 '{"status":"ok"}'; }`,
   });
   await start("nginx", ["-c", originConf, "-p", join(work, "origin")], {}, () => isUp(originPort));
-  await start("nginx", ["-c", proxyConf, "-p", join(work, "proxy")], {}, () => isUp(nginxPort));
+  const proxy = await start("nginx", ["-c", proxyConf, "-p", join(work, "proxy")], {}, () =>
+    isUp(nginxPort),
+  );
 
   const password = "bench-password-1";
   const config = join(work, "gateway.yaml");
@@ -219,12 +247,25 @@ async function main() {
   await fetch(liveUrl).then((r) => r.text());
 
   const results = {};
+  /** Runs a wrk phase and adds the CPU the server under test used per request (ms). */
+  const measured = async (pid, load) => {
+    const cpu0 = cpuSeconds(pid);
+    const r = await load();
+    r.cpuMsPerReq = ((cpuSeconds(pid) - cpu0) * 1000) / (r.rps * DURATION);
+    return r;
+  };
   const phase = async (name, a, b) => {
     process.stdout.write(`  ${name} …\n`);
-    results[name] = { gateway: await a(), nginx: b === undefined ? undefined : await b() };
+    results[name] = {
+      gateway: await measured(gateway.pid, a),
+      nginx: await measured(proxy.pid, b),
+    };
   };
   const range = ["Range: bytes=0-"];
-  console.log(`wrk phases of ${DURATION} s each (loopback, ${new Date().toISOString()})`);
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  console.log(
+    `wrk phases of ${DURATION} s each (loopback, ${new Date().toISOString()}, load average ${load})`,
+  );
   await phase(
     "2 MiB segment, 64 conns, Range (streamed per request)",
     () => wrk(seg2m, 64, range),
@@ -271,7 +312,7 @@ async function main() {
     const seg = name.includes("segment");
     const ratio = seg ? g.transfer / n.transfer : g.rps / n.rps;
     console.log(
-      `| ${name} | ${fmt(g.rps)} req/s, ${mib(g.transfer)} MiB/s, p50 ${fmt(g.p50, 2)} ms, p99 ${fmt(g.p99, 2)} ms${g.non2xx ? `, ${g.non2xx} non-2xx` : ""} | ${fmt(n.rps)} req/s, ${mib(n.transfer)} MiB/s, p50 ${fmt(n.p50, 2)} ms, p99 ${fmt(n.p99, 2)} ms | ${fmt(ratio, 2)}× ${seg ? "throughput" : "req/s"}, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms |`,
+      `| ${name} | ${fmt(g.rps)} req/s, ${mib(g.transfer)} MiB/s, p50 ${fmt(g.p50, 2)} ms, p99 ${fmt(g.p99, 2)} ms, CPU ${fmt(g.cpuMsPerReq, 3)} ms/req${g.non2xx ? `, ${g.non2xx} non-2xx` : ""}${g.timeouts ? `, ${g.timeouts} wrk timeouts` : ""} | ${fmt(n.rps)} req/s, ${mib(n.transfer)} MiB/s, p50 ${fmt(n.p50, 2)} ms, p99 ${fmt(n.p99, 2)} ms, CPU ${fmt(n.cpuMsPerReq, 3)} ms/req${n.timeouts ? `, ${n.timeouts} wrk timeouts` : ""} | ${fmt(ratio, 2)}× ${seg ? "throughput" : "req/s"}, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms |`,
     );
   }
   const s2 = results["2 MiB segment, 64 conns, Range (streamed per request)"];

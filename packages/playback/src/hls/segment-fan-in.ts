@@ -199,6 +199,23 @@ export function createSegmentFanIn(deps: {
       shared.members += 1;
       let left = false;
       let pump: (() => void) | undefined;
+      const leave = () => {
+        if (left) return;
+        left = true;
+        if (pump !== undefined) shared.pumps.delete(pump);
+        shared.members -= 1;
+        if (shared.members === 0) {
+          // An answer nobody took is closed; with nobody watching, upstream reading stops now.
+          shared.handoff?.response.body.destroy();
+          shared.handoff = undefined;
+          if (!shared.done && !shared.failed) {
+            shared.ac.abort();
+            shared.failed = true;
+            if (inflight.get(key) === shared) inflight.delete(key);
+          }
+        }
+        release(shared);
+      };
       return {
         outcome: shared.outcome,
         take() {
@@ -228,28 +245,12 @@ export function createSegmentFanIn(deps: {
               out.destroy();
             } else if (shared.done) out.end();
             else return;
-            this.leave();
+            leave();
           };
           shared.pumps.add(pump);
           pump();
         },
-        leave() {
-          if (left) return;
-          left = true;
-          if (pump !== undefined) shared.pumps.delete(pump);
-          shared.members -= 1;
-          if (shared.members === 0) {
-            // An answer nobody took is closed; with nobody watching, upstream reading stops now.
-            shared.handoff?.response.body.destroy();
-            shared.handoff = undefined;
-            if (!shared.done && !shared.failed) {
-              shared.ac.abort();
-              shared.failed = true;
-              if (inflight.get(key) === shared) inflight.delete(key);
-            }
-          }
-          release(shared);
-        },
+        leave,
       };
     },
     get heldBytes() {
