@@ -88,6 +88,51 @@ describe("full: durability of the state database", () => {
     }
   });
 
+  it("writes queued audit and access records on a graceful stop", async () => {
+    const dir = tempDir("svc-full-flush-");
+    try {
+      const a = await startGateway("full", CONFIG, { dir });
+      const s = await login(a.url, "admin", ADMIN_PASSWORD);
+      const tok = await createApiToken(a.url, s, ["read"]);
+      const key = await requestJson(`${a.url}/v1/admin/access-tokens`, {
+        token: s,
+        body: { name: "k" },
+      });
+      // Uses right before SIGTERM: still queued unless a timer flush happened to run.
+      const ids = Array.from({ length: 40 }, (_, i) => `flush-${i}`);
+      await Promise.all(
+        ids.map((id) =>
+          requestJson(`${a.url}/v1/me`, { token: tok.token, headers: { "x-request-id": id } }),
+        ),
+      );
+      await Promise.all(
+        ids.map(() => fetch(`${a.url}/p/${key.body.token}/playlist.m3u`).then((r) => r.text())),
+      );
+      assert.equal(await a.stop(), 0);
+      const b = await startGateway("full", CONFIG, { dir });
+      try {
+        const s2 = await login(b.url, "admin", ADMIN_PASSWORD);
+        const logs = await requestJson(`${b.url}/v1/admin/api-token-logs`, { token: s2 });
+        const seen = new Set(logs.body.logs.map((l: any) => l.request_id));
+        assert.deepEqual(
+          ids.filter((id) => !seen.has(id)),
+          [],
+        );
+        const access = await requestJson(
+          `${b.url}/v1/admin/access-logs?token_id=${key.body.id}&limit=1000`,
+          {
+            token: s2,
+          },
+        );
+        assert.equal(access.body.access_logs.length, ids.length);
+      } finally {
+        await b.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("loses no acknowledged write when killed with SIGKILL mid-burst, and reopens clean", async () => {
     const dir = tempDir("svc-full-kill-");
     try {
