@@ -56,6 +56,12 @@ export interface AdminState {
  * Opens the state database (migrations applied), imports the config file's
  * channels on the first start, loads accounts with their overrides, and builds
  * the stores the admin routes and the full build's playback use.
+ *
+ * @example
+ * const state = openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1" });
+ * app.route("/", createAdminApp(state.ctx));
+ * // catalog for playback: state.ctx.channels; on shutdown, after the listeners closed:
+ * state.close();
  */
 export function openAdminState(options: AdminStateOptions): AdminState {
   const { config, log } = options;

@@ -1,4 +1,4 @@
-import type { AccountDirectory, RateLimiter, SessionTokens } from "@svc/core/auth";
+import type { RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
@@ -32,7 +32,7 @@ export interface RuntimeSessionView {
 export interface AdminContext {
   readonly config: GatewayConfig;
   readonly db: StateDb;
-  readonly accounts: MutableAccountDirectory & AccountDirectory;
+  readonly accounts: MutableAccountDirectory;
   readonly sessionTokens: SessionTokens;
   /** The login limiter, shared with `PUT /v1/me/credentials` (spec "Limits"). */
   readonly limiter: RateLimiter;

@@ -1,7 +1,7 @@
-import type { IssuedToken } from "@svc/core/auth";
+import type { IssuedToken, SessionTokens } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
-import type { AdminContext } from "../../admin-context.js";
 import type { Principal } from "../../env.js";
+import type { MutableAccountDirectory } from "../accounts/account-directory.js";
 
 /**
  * A 5-minute preview JWT for one channel (spec "Sessions, probes, previews").
@@ -9,7 +9,7 @@ import type { Principal } from "../../env.js";
  * own account, or for an API token the admin account that created the token.
  */
 export async function issuePreview(
-  ctx: Pick<AdminContext, "accounts" | "sessionTokens">,
+  ctx: { accounts: MutableAccountDirectory; sessionTokens: SessionTokens },
   principal: Principal,
   channelId: string,
 ): Promise<IssuedToken> {
