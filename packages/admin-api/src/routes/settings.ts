@@ -40,7 +40,12 @@ export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.put("/v1/admin/settings", async (c) => {
     const body = await readJsonBody(c, writeBody);
-    const row = updateSettings(ctx.settings, c.req.header("if-match"), body);
+    const row = updateSettings(
+      ctx.settings,
+      (days) => ctx.accessLog.purge(days),
+      c.req.header("if-match"),
+      body,
+    );
     c.header("ETag", etag(row.revision));
     return c.json(render(row));
   });

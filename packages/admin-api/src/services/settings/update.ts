@@ -51,10 +51,13 @@ function checkBaseUrl(value: string): string {
 
 /**
  * `PUT /v1/admin/settings`: `If-Match` required (missing: 409); `tls_enabled`
- * keeps its value when omitted and takes effect after a restart.
+ * keeps its value when omitted and takes effect after a restart. A shorter
+ * retention is applied to the access log at once (`purge`), not at the next
+ * hourly run.
  */
 export function updateSettings(
   store: SettingsStore,
+  purge: (retentionDays: number) => void,
   ifMatch: string | undefined,
   body: SettingsWrite,
 ) {
@@ -69,5 +72,6 @@ export function updateSettings(
     updatedAt: Date.now(),
   };
   store.save(next);
+  if (next.accessLogRetentionDays < cur.accessLogRetentionDays) purge(next.accessLogRetentionDays);
   return next;
 }
