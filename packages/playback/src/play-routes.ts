@@ -57,8 +57,8 @@ export function createPlayRoutes(
   app.get("/:id/index.m3u8", async (c) => {
     const id = c.req.param("id");
     let viewer = c.req.query("viewer");
-    const req0 = await admit(c, id, undefined);
-    const max = req0.channel.max_viewers;
+    const admitted = await admit(c, id, undefined);
+    const max = admitted.channel.max_viewers;
     if (max !== null) {
       // Spec "Playback" 6: the first request mints a lease and is sent back with it.
       const lease = rt.leases.admit(id, max, viewer);
@@ -77,7 +77,10 @@ export function createPlayRoutes(
     } else {
       viewer = undefined;
     }
-    const req = viewer === undefined ? req0 : { ...req0, query: `${req0.query}&viewer=${viewer}` };
+    const req =
+      viewer === undefined
+        ? admitted
+        : { ...admitted, query: `${admitted.query}&viewer=${viewer}` };
     if (req.channel.ingress === "dash") {
       if (localIngress === undefined)
         throw new GatewayError("not_ready", "local packaging is not available");

@@ -20,11 +20,14 @@ describe("HLS playback: fan-in, open playback, disconnects and playlist policy",
       root,
       routes: (req, res) => {
         if (req.url === "/live-td6.m3u8") {
-          // Target duration 6: the gateway may serve repeats from memory for up to 2 s.
-          res.writeHead(200, PLAYLIST);
-          res.end(
-            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:7\n#EXTINF:6,\n/vod/v0_0.ts\n#EXTINF:6,\n/vod/v0_1.ts\n",
-          );
+          // Target duration 6: repeats may come from memory for 2 s. The answer takes
+          // 2 s, so requests of a slow burst also meet a fetch in flight to join.
+          setTimeout(() => {
+            res.writeHead(200, PLAYLIST);
+            res.end(
+              "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:7\n#EXTINF:6,\n/vod/v0_0.ts\n#EXTINF:6,\n/vod/v0_1.ts\n",
+            );
+          }, 2000);
           return true;
         }
         if (req.url === "/slow-live.m3u8") {

@@ -5,7 +5,7 @@ import { fixtureBytes, hlsFixtures } from "../harness/hls-fixtures.js";
 import { login } from "../harness/http-client.js";
 import { type Origin, startOrigin } from "../harness/origin-server.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
-import { FAST_EGRESS, ffmpegPlays, get, playlistUrls } from "./playback-setup.js";
+import { eventually, FAST_EGRESS, ffmpegPlays, get, playlistUrls } from "./playback-setup.js";
 
 const hls = (id: string, source_url: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -38,6 +38,7 @@ describe("HLS playback through the lite binary: rewriting and the u/ proxy", () 
           "/status/403",
           "/stall",
           "/redirect/6/vod/v0_0.ts",
+          "/stall-body/seg.ts",
         ];
         res.end(
           `#EXTM3U\n#EXT-X-TARGETDURATION:1\n${segs.map((s) => `#EXTINF:1,\n${s}`).join("\n")}\n`,
@@ -254,6 +255,18 @@ describe("HLS playback through the lite binary: rewriting and the u/ proxy", () 
     assert.equal(broken.headers.get("x-upstream-secret"), null);
   });
 
+  it("cuts a client off when the upstream body stalls past the idle timeout", async () => {
+    const stalled = playlistUrls((await get(play("failing"))).text)[6]!;
+    const before = origin.hits.length;
+    const res = await fetch(stalled);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-length"), String(1024 * 1024));
+    await assert.rejects(res.arrayBuffer());
+    const hit = origin.hits.slice(before).find((h) => h.path === "/stall-body/seg.ts");
+    assert.ok(hit);
+    await eventually(() => hit.aborted);
+  });
+
   it("refuses a playlist over max_playlist_bytes and a stalled upstream with 502", async () => {
     const big = await get(play("oversized"));
     assert.equal(big.status, 502);
@@ -279,6 +292,14 @@ describe("HLS playback through the lite binary: rewriting and the u/ proxy", () 
     const hits = origin.hits.filter((h) => h.path === "/live/4.m3u8").slice(before);
     assert.equal(hits.length, 2);
     for (const h of hits) assert.match(h.url, /\?_HLS_msn=103&_HLS_part=2&_HLS_skip=YES$/);
+    // The same on a media playlist behind u/ (players add the directives to the URL they were given).
+    const variant = playlistUrls((await get(play("vod"))).text)[1]!;
+    const beforeVariant = origin.count("/vod/v0.m3u8");
+    for (let i = 0; i < 2; i++)
+      assert.equal((await get(`${variant}&_HLS_msn=7&_HLS_part=0`)).status, 200);
+    const variantHits = origin.hits.filter((h) => h.path === "/vod/v0.m3u8").slice(beforeVariant);
+    assert.equal(variantHits.length, 2);
+    for (const h of variantHits) assert.equal(h.url, "/vod/v0.m3u8?_HLS_msn=7&_HLS_part=0");
     const bogus = await get(`${play("ll")}&_HLS_msn=abc&_HLS_skip=maybe`);
     assert.equal(bogus.status, 200);
     assert.equal(origin.hits.at(-1)!.url, "/live/4.m3u8");

@@ -97,6 +97,21 @@ describe("egress", () => {
     });
   }
 
+  it("dials an allow-listed IPv6 loopback literal and refuses it when not listed", async () => {
+    const v6 = await startOrigin("::1", (path, res) => res.end(`v6 ${path}`));
+    const allowed = createEgress({ allowedHosts: ["::1"], timeouts });
+    const r = await allowed.request(`http://[::1]:${v6.port}/x`);
+    assert.equal(await text(r), "v6 /x");
+    const refused = createEgress({ allowedHosts: ["127.0.0.1"], timeouts });
+    const before = v6.connections;
+    const no = await refused.request(`http://[::1]:${v6.port}/x`);
+    assert.deepEqual(no.ok ? "ok" : no.kind, "refused");
+    assert.equal(v6.connections, before);
+    await Promise.all([allowed.close(), refused.close()]);
+    v6.server.closeAllConnections();
+    v6.server.close();
+  });
+
   it("refuses a name when any of its addresses is not public", async () => {
     const e = createEgress({ allowedHosts: [], timeouts, resolve: fakeDns });
     const r = await e.request(`http://mixed.test:${ok.port}/x`);

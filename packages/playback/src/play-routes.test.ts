@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
+import { parseConfig, readEnvironment } from "@svc/core/config";
+import { createEgress } from "@svc/core/egress";
+import { GatewayError } from "@svc/core/errors";
+import { createBaseApp, type RunningServer, startServer } from "@svc/core/http";
+import { createLogger } from "@svc/core/log";
+import { createPlayRoutes } from "./play-routes.js";
+import { createPlaybackRuntime } from "./playback-runtime.js";
+
+// The second mount of the play routes (spec "/p/{token}/play/…") through the
+// ResolveGrant seam, on a real server and a loopback origin, as the admin
+// package will mount it: the key travels in the path, no token in the query.
+describe("play routes mounted under a path credential", () => {
+  let origin: Server;
+  let originUrl: string;
+  let gateway: RunningServer;
+  const KEY = "v1testkey";
+  const egress = createEgress({
+    allowedHosts: ["127.0.0.1"],
+    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
+  });
+
+  before(async () => {
+    origin = createServer((req, res) => {
+      if (req.url === "/live.m3u8") {
+        res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" });
+        res.end("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg1.ts\n");
+      } else {
+        res.writeHead(200, { "content-type": "video/mp2t", "content-length": "5" });
+        res.end("bytes");
+      }
+    });
+    await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
+    originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    const config = parseConfig(
+      JSON.stringify({
+        server: { data_dir: "" },
+        auth: {
+          token_private_key: "unused",
+          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
+        },
+        channels: [
+          { id: "ch1", title: "one", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
+          { id: "ch2", title: "two", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
+        ],
+      }),
+      readEnvironment({}),
+    );
+    const runtime = createPlaybackRuntime({
+      config,
+      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
+      egress,
+      build: "full",
+      signingKey: Buffer.from("route-test-key"),
+      publicBaseUrl: () => "https://gw.example",
+    });
+    const app = createBaseApp({
+      build: "full",
+      config,
+      log: createLogger({ level: "silent", build: "full" }),
+    });
+    app.route(
+      "/p/:key/play",
+      createPlayRoutes(runtime, {
+        resolveGrant: async (c) => {
+          const key = c.req.param("key");
+          if (key !== KEY) throw new GatewayError("unauthorized", "invalid playback key");
+          return { channels: new Set(["ch1"]), pathPrefix: `/p/${key}/play`, urlQuery: "" };
+        },
+      }),
+    );
+    gateway = await startServer(app, "127.0.0.1:0");
+  });
+  after(async () => {
+    await gateway.close(100);
+    await egress.close();
+    origin.close();
+  });
+
+  it("writes URLs with the key in the path and no token, and serves them", async () => {
+    const r = await fetch(`${gateway.url}/p/${KEY}/play/ch1/index.m3u8`);
+    assert.equal(r.status, 200);
+    const text = await r.text();
+    const seg = text.split("\n").find((l) => l.startsWith("https://"))!;
+    assert.match(
+      seg,
+      /^https:\/\/gw\.example\/p\/v1testkey\/play\/ch1\/u\/[A-Za-z0-9_-]+\.ts\?sig=[A-Za-z0-9_-]{43}$/,
+    );
+    const local = seg.replace("https://gw.example", gateway.url);
+    const media = await fetch(local);
+    assert.equal(media.status, 200);
+    assert.equal(await media.text(), "bytes");
+    assert.equal(media.headers.get("x-frame-options"), "DENY");
+  });
+
+  it("answers 401 for a bad key and 403 outside the key's scope", async () => {
+    const bad = await fetch(`${gateway.url}/p/wrong/play/ch1/index.m3u8`);
+    assert.equal(bad.status, 401);
+    assert.deepEqual(await bad.json(), {
+      error: { code: "unauthorized", message: "invalid playback key" },
+    });
+    const scope = await fetch(`${gateway.url}/p/${KEY}/play/ch2/index.m3u8`);
+    assert.equal(scope.status, 403);
+    assert.equal(((await scope.json()) as { error: { code: string } }).error.code, "forbidden");
+  });
+});
