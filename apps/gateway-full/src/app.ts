@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
+import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
 import {
-  accountsFromConfig,
   createLoginRoute,
   createRateLimiter,
   createSessionTokens,
-  createStaticDirectory,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
@@ -21,6 +19,7 @@ import {
   resolveUrlSigningKey,
 } from "@svc/playback/play";
 import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
+import { assertRoutesInTable } from "./route-check.js";
 
 function readBuildInfo(): ServiceInfo {
   return JSON.parse(
@@ -28,55 +27,73 @@ function readBuildInfo(): ServiceInfo {
   ) as ServiceInfo;
 }
 
+/** Options for embedding the full gateway (the binary passes none). */
+export interface ComposeFullOptions {
+  /** Benchmarks only: false turns the playback access log off. */
+  readonly accessLog?: boolean;
+}
+
 /** The full gateway: the shared core plus everything that needs the state database. */
-export async function composeFull({
-  config,
-  log,
-}: {
-  config: GatewayConfig;
-  log: Logger;
-}): Promise<ComposedGateway> {
+export async function composeFull(
+  { config, log }: { config: GatewayConfig; log: Logger },
+  options: ComposeFullOptions = {},
+): Promise<ComposedGateway> {
+  const info = readBuildInfo();
   const keys = resolveSigningKeys(config);
-  const accounts = createStaticDirectory(accountsFromConfig(config));
-  const tokens = createSessionTokens({
+  const sessionTokens = createSessionTokens({
     keys,
     issuer: config.auth.token_issuer,
     audience: config.auth.token_audience,
     ttlHours: config.auth.token_ttl_hours,
   });
-
-  const app = createBaseApp({ build: "full", config, log });
-  app.route("/", createServiceInfoRoute(readBuildInfo()));
-  app.route(
-    "/",
-    createHealthRoutes(() => ({ ready: true })),
-  );
-  app.route(
-    "/",
-    createLoginRoute({
-      accounts,
-      tokens,
-      limiter: createRateLimiter(config.auth.login_rate_per_min),
-    }),
-  );
-  // Playback (issue 3). The static catalog stands in until the database-backed one lands.
-  const catalog = createStaticCatalog(channelsFromConfig(config.channels), config.upstreams);
+  // One limiter: login per IP and credential changes per username + IP share it (spec "Limits").
+  const limiter = createRateLimiter(config.auth.login_rate_per_min);
+  // Filled once the playback runtime exists (it needs the database-backed catalog first).
+  let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
+  const state = openAdminState({
+    config,
+    log,
+    sessionTokens,
+    limiter,
+    defaultUserAgent: `${info.name}/${info.version}`,
+    accessLog: options.accessLog ?? true,
+    playbackStats: () => playbackStats(),
+  });
+  const { ctx } = state;
+  const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
   const authorizer = createPlaybackAuthorizer({
     requireAuth: config.security.play_require_auth,
-    tokens,
-    accounts,
+    tokens: sessionTokens,
+    accounts: ctx.accounts,
   });
-  const publicBaseUrl = () => config.server.public_base_url;
-  app.route("/", createPlayback({ config, catalog, authorizer, publicBaseUrl }));
   const egress = egressFromConfig(config);
   const playback = createPlaybackRuntime({
     config,
-    catalog,
+    catalog: ctx.channels,
     egress,
     build: "full",
     signingKey: resolveUrlSigningKey(config, "full"),
     publicBaseUrl,
   });
+  playbackStats = () => playback.stats.snapshot();
+
+  const app = createBaseApp({ build: "full", config, log });
+  // First: the credential gate (route table) and the key gate must see every request.
+  app.route("/", createAdminApp(ctx));
+  app.route("/", createServiceInfoRoute(info));
+  app.route(
+    "/",
+    createHealthRoutes(() => ({ ready: true })),
+  );
+  app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
+  app.route("/", createPlayback({ config, catalog: ctx.channels, authorizer, publicBaseUrl }));
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
-  return { app, shutdown: () => egress.close() };
+  app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
+  assertRoutesInTable(app);
+  return {
+    app,
+    tlsEnabled: ctx.settings.current().tlsEnabled,
+    shutdown: async () => egress.close(),
+    afterClose: () => state.close(),
+  };
 }

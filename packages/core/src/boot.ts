@@ -16,6 +16,10 @@ export interface ComposedGateway {
   readonly shutdown?: () => Promise<void>;
   /** Called once the listeners accept connections (for autostart work). */
   readonly started?: (urls: readonly string[]) => void;
+  /** Called once after every listener closed (in-flight requests done): flush queues, close the database. */
+  readonly afterClose?: () => Promise<void> | void;
+  /** False: the runtime setting turned TLS off, so the `tls_listen` listener is not started. */
+  readonly tlsEnabled?: boolean;
 }
 
 export interface BootOptions {
@@ -64,7 +68,7 @@ export async function bootGateway(options: BootOptions): Promise<void> {
   const servers: RunningServer[] = [];
   servers.push(await startServer(composed.app, config.server.listen));
   const s = config.server;
-  if (s.tls_listen !== "" && s.tls_cert_file !== "") {
+  if (s.tls_listen !== "" && s.tls_cert_file !== "" && composed.tlsEnabled !== false) {
     const base = configDirectory(config);
     const tls = {
       cert: readFileSync(resolve(base, s.tls_cert_file)),
@@ -72,9 +76,6 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     };
     servers.push(await startServer(composed.app, s.tls_listen, tls));
   }
-  for (const server of servers) process.stdout.write(`listening on ${server.url}\n`);
-  composed.started?.(servers.map((x) => x.url));
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -85,11 +86,20 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     const closing = servers.map((x) => x.close(SHUTDOWN_BUDGET_MS / 2));
     await composed.shutdown?.().catch((err: unknown) => log.error({ err }, "shutdown hook failed"));
     await Promise.all(closing);
+    try {
+      await composed.afterClose?.();
+    } catch (err) {
+      log.error({ err }, "after-close hook failed");
+    }
     log.flush();
     process.exit(0);
   };
+  // Handlers go in before the `listening on` line: a supervisor may signal as soon
+  // as it reads it, and without a handler the default action kills the process.
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+  for (const server of servers) process.stdout.write(`listening on ${server.url}\n`);
+  composed.started?.(servers.map((x) => x.url));
 }
 
 /** `--config FILE` or `--config=FILE`. */

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   username_taken: 409,
   // Named by the API-token rules (spec "Admin API tokens": denial reasons).
   route_not_available: 403,
+  session_required: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,8 +1,7 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { GatewayConfig } from "../config/load.js";
-import { GatewayError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { bodyCeiling } from "./body-ceiling.js";
 import { answerOptions, corsPolicy } from "./cors-policy.js";
 import { onError, onNotFound } from "./error-handler.js";
 import { hostAllowlist } from "./host-allowlist.js";
@@ -29,18 +28,7 @@ export function createBaseApp(options: {
   const cors = corsPolicy(config.security.cors_origins);
   if (cors !== undefined) app.use(cors);
   app.use(answerOptions);
-  // Enforced while the body is read, not after (hono wraps the stream).
-  const limit = bodyLimit({
-    maxSize: config.security.max_body_bytes,
-    onError: () => {
-      throw new GatewayError("invalid_request", "request body too large", { status: 413 });
-    },
-  });
-  // GET and HEAD carry no body; skipping them also spares the full web Request that
-  // bodyLimit's body check would build for every playback request (profiled: ~15 % CPU).
-  app.use((c, next) =>
-    c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next),
-  );
+  app.use(bodyCeiling(config.security.max_body_bytes));
   app.onError(onError);
   app.notFound(onNotFound);
   return app;

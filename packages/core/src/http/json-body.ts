@@ -9,8 +9,8 @@ import type { AppEnv } from "./types.js";
  * a wrong content type or a schema failure answer 400 `invalid_request` naming
  * the first offending field.
  */
-export async function readJsonBody<S extends v.GenericSchema>(
-  c: Context<AppEnv>,
+export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv = AppEnv>(
+  c: Context<E>,
   schema: S,
 ): Promise<v.InferOutput<S>> {
   const type = c.req.header("content-type") ?? "";

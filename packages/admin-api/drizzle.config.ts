@@ -1,0 +1,18 @@
+import { defineConfig } from "drizzle-kit";
+
+// `pnpm exec drizzle-kit generate` writes SQL migrations into ./drizzle; they are
+// committed and applied at startup by src/db/migrate.ts.
+export default defineConfig({
+  dialect: "sqlite",
+  schema: [
+    "./src/db/schema/api-token-audit.ts",
+    "./src/db/schema/api-tokens.ts",
+    "./src/db/schema/channels.ts",
+    "./src/db/schema/credential-overrides.ts",
+    "./src/db/schema/playback-access-log.ts",
+    "./src/db/schema/playback-keys.ts",
+    "./src/db/schema/settings.ts",
+    "./src/db/schema/state-markers.ts",
+  ],
+  out: "./drizzle",
+});

@@ -1,0 +1,157 @@
+import type { RateLimiter, SessionTokens } from "@svc/core/auth";
+import { ConfigError, type GatewayConfig } from "@svc/core/config";
+import type { Logger } from "@svc/core/log";
+import { createRouteMatcher } from "@svc/core/route-table";
+import { Hono } from "hono";
+import type { AdminContext, RuntimeSessionView } from "./admin-context.js";
+import { openStateDatabase } from "./db/client.js";
+import type { AdminEnv } from "./env.js";
+import { credentialGate } from "./http/credential-gate.js";
+import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
+import { createApiTokenRoutes } from "./routes/api-tokens.js";
+import { createChannelRoutes } from "./routes/channels.js";
+import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.js";
+import { createMeRoutes } from "./routes/me.js";
+import { createMetricsRoute } from "./routes/metrics.js";
+import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
+import { createReadRoutes } from "./routes/read-routes.js";
+import { createSettingsRoutes } from "./routes/settings.js";
+import { createAccountDirectory } from "./services/accounts/account-directory.js";
+import { createApiTokenStore } from "./services/api-tokens/token-store.js";
+import { createTokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
+import { createChannelStore } from "./services/channels/channel-store.js";
+import { importConfigChannels } from "./services/channels/import-config.js";
+import { createAccessLog } from "./services/playback-keys/access-log.js";
+import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
+import { createSettingsStore } from "./services/settings/settings-store.js";
+
+export type { AdminContext, RuntimeSessionView } from "./admin-context.js";
+export type { AdminEnv } from "./env.js";
+export type { PlaybackStats } from "./metrics/gateway-metrics.js";
+export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
+
+/** Retention purge cadence of the playback access log. */
+const PURGE_INTERVAL_MS = 3_600_000;
+
+export interface AdminStateOptions {
+  readonly config: GatewayConfig;
+  readonly log: Logger;
+  readonly sessionTokens: SessionTokens;
+  readonly limiter: RateLimiter;
+  readonly defaultUserAgent: string;
+  /** Playback counters for `/v1/status` and `/metrics`. */
+  readonly playbackStats?: () => PlaybackStats;
+  readonly sessions?: () => readonly RuntimeSessionView[];
+  /** Benchmarks only: false turns the access log off to measure its cost. */
+  readonly accessLog?: boolean;
+}
+
+export interface AdminState {
+  readonly ctx: AdminContext;
+  /** Writes every queued record, stops timers and closes the database. */
+  close(): void;
+}
+
+/**
+ * Opens the state database (migrations applied), imports the config file's
+ * channels on the first start, loads accounts with their overrides, and builds
+ * the stores the admin routes and the full build's playback use.
+ *
+ * @example
+ * const state = openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1" });
+ * app.route("/", createAdminApp(state.ctx));
+ * // catalog for playback: state.ctx.channels; on shutdown, after the listeners closed:
+ * state.close();
+ */
+export function openAdminState(options: AdminStateOptions): AdminState {
+  const { config, log } = options;
+  let state: ReturnType<typeof openStateDatabase>;
+  try {
+    state = openStateDatabase(config.server.data_dir);
+  } catch (err) {
+    // Reported like a config problem: one line naming the key, exit status 2, nothing started.
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
+  }
+  const db = state.db;
+  const imported = importConfigChannels(db, config);
+  if (imported > 0) log.info({ imported }, "imported channels from the config file");
+  const tokens = createApiTokenStore(db);
+  const keys = createPlaybackKeyStore(db);
+  const lost = (what: string) => (err: unknown, dropped: number) =>
+    log.error({ err, dropped }, `${what}: batch write failed`);
+  const settings = createSettingsStore(db, config);
+  const playbackStats =
+    options.playbackStats ?? (() => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 }));
+  const sessions = options.sessions ?? (() => []);
+  const ctx: AdminContext = {
+    config,
+    db,
+    accounts: createAccountDirectory(config, db),
+    sessionTokens: options.sessionTokens,
+    limiter: options.limiter,
+    channels: createChannelStore(db, config.upstreams),
+    tokens,
+    usage: createTokenUsageRecorder(db, tokens, lost("API token audit")),
+    keys,
+    accessLog: createAccessLog(db, keys, {
+      enabled: options.accessLog ?? true,
+      onError: lost("access log"),
+    }),
+    settings,
+    metrics: config.observe.enabled
+      ? createGatewayMetrics({ playback: playbackStats, activeSessions: () => sessions().length })
+      : undefined,
+    startedAt: Date.now(),
+    playbackStats,
+    sessions,
+    defaultUserAgent: options.defaultUserAgent,
+  };
+  const purge = () => {
+    const deleted = ctx.accessLog.purge(ctx.settings.current().accessLogRetentionDays);
+    if (deleted > 0) log.info({ deleted }, "access log retention purge");
+  };
+  purge();
+  const timer = setInterval(purge, PURGE_INTERVAL_MS);
+  timer.unref();
+  return {
+    ctx,
+    close() {
+      clearInterval(timer);
+      ctx.usage.close();
+      ctx.accessLog.close();
+      state.close();
+    },
+  };
+}
+
+/**
+ * The credential gate and every admin, read and playback-key route of this
+ * issue. Mount before other routes so the gate sees every request.
+ * The play routes at `/p/{token}/play` are mounted by the app after this one,
+ * with {@link keyPlayGrant}: the key gate registered here runs before them.
+ */
+export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+  if (ctx.metrics !== undefined) app.use(ctx.metrics.middleware);
+  app.use(
+    credentialGate({
+      routes: createRouteMatcher(),
+      accounts: ctx.accounts,
+      sessions: ctx.sessionTokens,
+      tokens: ctx.tokens,
+      usage: ctx.usage,
+      onDenied: (reason) => ctx.metrics?.tokenDenied(reason),
+    }),
+  );
+  if (ctx.metrics !== undefined) app.route("/", createMetricsRoute(ctx.metrics));
+  app.route("/", createMeRoutes(ctx));
+  app.route("/", createReadRoutes(ctx));
+  app.route("/", createChannelRoutes(ctx));
+  app.route("/", createApiTokenRoutes(ctx));
+  app.route("/", createPlaybackKeyRoutes(ctx));
+  app.route("/", createSettingsRoutes(ctx));
+  app.use("/p/:token/*", playbackKeyGate(ctx));
+  app.route("/", createKeyPlaylistRoute(ctx));
+  return app;
+}

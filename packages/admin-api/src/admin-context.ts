@@ -1,0 +1,69 @@
+import type { RateLimiter, SessionTokens } from "@svc/core/auth";
+import type { GatewayConfig } from "@svc/core/config";
+import { publicBase } from "@svc/playback/routes";
+import type { Context } from "hono";
+import type { StateDb } from "./db/client.js";
+import type { AdminEnv, Principal } from "./env.js";
+import type { GatewayMetrics, PlaybackStats } from "./metrics/gateway-metrics.js";
+import type { MutableAccountDirectory } from "./services/accounts/account-directory.js";
+import type { ApiTokenStore } from "./services/api-tokens/token-store.js";
+import type { TokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
+import type { ChannelStore } from "./services/channels/channel-store.js";
+import type { AccessLog } from "./services/playback-keys/access-log.js";
+import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
+import type { SettingsStore } from "./services/settings/settings-store.js";
+
+/** A runtime media session as `/v1/status` lists it (spec "Runtime session"). */
+export interface RuntimeSessionView {
+  readonly channel_id: string;
+  readonly mode: string;
+  readonly engine: string;
+  readonly pack_mode: string;
+  readonly fallback_reason: string;
+  readonly started_at: string;
+  readonly last_touch: string;
+  readonly state: string;
+  readonly errors: number;
+  readonly last_error: string;
+  readonly packager?: Readonly<Record<string, number>>;
+}
+
+/** Everything the admin routes use, built once at startup by the full app. */
+export interface AdminContext {
+  readonly config: GatewayConfig;
+  readonly db: StateDb;
+  readonly accounts: MutableAccountDirectory;
+  readonly sessionTokens: SessionTokens;
+  /** The login limiter, shared with `PUT /v1/me/credentials` (spec "Limits"). */
+  readonly limiter: RateLimiter;
+  readonly channels: ChannelStore;
+  readonly tokens: ApiTokenStore;
+  readonly usage: TokenUsageRecorder;
+  readonly keys: PlaybackKeyStore;
+  readonly accessLog: AccessLog;
+  readonly settings: SettingsStore;
+  readonly metrics: GatewayMetrics | undefined;
+  readonly startedAt: number;
+  /** Playback counters; zeros until the playback module reports them. */
+  readonly playbackStats: () => PlaybackStats;
+  /** Runtime media sessions (none until the DASH engine lands). */
+  readonly sessions: () => readonly RuntimeSessionView[];
+  readonly defaultUserAgent: string;
+}
+
+/** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */
+export function requestBase(ctx: AdminContext, c: Context<AdminEnv>): string {
+  return publicBase(ctx.settings.current().publicBaseUrl, c.req.url, c.req.header("host"));
+}
+
+/** The caller as the credential gate established it. */
+export function principalOf(c: Context<AdminEnv>): Principal {
+  return c.get("principal");
+}
+
+/** Channel restriction of the caller: null for admins, tokens and unrestricted users. */
+export function channelRestriction(p: Principal): ReadonlySet<string> | null {
+  if (p.kind === "api_token") return null;
+  if (p.account.role === "admin" || p.account.channelIds.length === 0) return null;
+  return new Set(p.account.channelIds);
+}

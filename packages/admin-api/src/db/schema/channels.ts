@@ -1,0 +1,45 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** The channel catalog (operator contract "Channel object") plus its egress binding. */
+export const channels = sqliteTable(
+  "channels",
+  {
+    id: text("id").primaryKey(),
+    title: text("title").notNull(),
+    group: text("group").notNull().default(""),
+    logoUrl: text("logo_url").notNull().default(""),
+    epgId: text("epg_id").notNull().default(""),
+    epgName: text("epg_name").notNull().default(""),
+    epgSource: text("epg_source").notNull().default(""),
+    ingress: text("ingress", { enum: ["hls", "dash"] }).notNull(),
+    sourceUrl: text("source_url").notNull().default(""),
+    upstream: text("upstream").notNull().default(""),
+    path: text("path").notNull().default(""),
+    /** JSON object of request headers sent upstream. */
+    headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    userAgent: text("user_agent").notNull().default(""),
+    onDemand: integer("on_demand", { mode: "boolean" }).notNull().default(true),
+    autostart: integer("autostart", { mode: "boolean" }).notNull().default(false),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    preferHeight: integer("prefer_height"),
+    /** JSON array of language codes. */
+    preferredAudioLanguages: text("preferred_audio_languages", { mode: "json" })
+      .$type<string[]>()
+      .notNull(),
+    sortOrder: integer("sort_order").notNull().default(0),
+    maxViewers: integer("max_viewers"),
+    engine: text("engine", { enum: ["auto", "native", "ffmpeg"] })
+      .notNull()
+      .default("auto"),
+    /** JSON object `{KID hex: key hex}`. */
+    keys: text("keys", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    egressMode: text("egress_mode", { enum: ["auto", "direct", "profile"] })
+      .notNull()
+      .default("auto"),
+    egressProfileId: text("egress_profile_id"),
+    revision: integer("revision").notNull().default(1),
+    /** Epoch milliseconds. */
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("channels_sort_idx").on(t.sortOrder, t.id)],
+);

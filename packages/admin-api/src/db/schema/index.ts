@@ -1,0 +1,9 @@
+/** The one description of the state database: every table, for drizzle and drizzle-kit. */
+export { apiTokenAudit } from "./api-token-audit.js";
+export { apiTokens } from "./api-tokens.js";
+export { channels } from "./channels.js";
+export { credentialOverrides } from "./credential-overrides.js";
+export { playbackAccessLog } from "./playback-access-log.js";
+export { playbackKeys } from "./playback-keys.js";
+export { settings } from "./settings.js";
+export { stateMarkers } from "./state-markers.js";

@@ -1,0 +1,102 @@
+import type { AccountDirectory, SessionTokens } from "@svc/core/auth";
+import { bearerFromHeader, isApiTokenShape } from "@svc/core/auth";
+import { GatewayError } from "@svc/core/errors";
+import { clientAddress } from "@svc/core/http";
+import type { RouteMatcher, RouteSpec } from "@svc/core/route-table";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AdminEnv } from "../env.js";
+import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
+import { type DenialReason, decideTokenAccess } from "../services/api-tokens/decide-access.js";
+import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
+import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
+
+export interface CredentialGateDeps {
+  readonly routes: RouteMatcher;
+  readonly accounts: AccountDirectory;
+  readonly sessions: SessionTokens;
+  readonly tokens: ApiTokenStore;
+  readonly usage: TokenUsageRecorder;
+  readonly onDenied?: (reason: DenialReason) => void;
+}
+
+const MANAGED = new Set(["reader", "admin", "session"]);
+
+/**
+ * The one credential check of the management routes, driven by the route
+ * table: each request is matched to its row, and the row says which credential
+ * it takes and which scope an API token needs. API tokens are checked against
+ * the registry of 43 scoped routes: any other route is `route_not_available`,
+ * session-only routes are `session_required`. Every API-token request is
+ * audited, allowed or denied. Public and playback rows pass through untouched
+ * (playback checks its own credentials).
+ */
+export function credentialGate(deps: CredentialGateDeps): MiddlewareHandler<AdminEnv> {
+  return async (c, next) => {
+    const spec = deps.routes.match(c.req.method, c.req.path);
+    const bearer = bearerFromHeader(c.req.header("authorization"));
+    const managed = spec !== undefined && MANAGED.has(spec.credential);
+    if (bearer !== undefined && isApiTokenShape(bearer) && (managed || spec === undefined)) {
+      return tokenRequest(deps, c, next, bearer, spec);
+    }
+    if (!managed) return next();
+    if (bearer === undefined)
+      throw new GatewayError("unauthorized", "a bearer credential is required");
+    const claims = await deps.sessions.verify(bearer);
+    // Spec "Credential types": preview tokens are rejected by every management endpoint.
+    const account = claims?.kind === "session" ? deps.accounts.find(claims.username) : undefined;
+    if (
+      claims === undefined ||
+      account === undefined ||
+      account.authRevision !== claims.authRevision
+    ) {
+      throw new GatewayError("unauthorized", "invalid or expired session");
+    }
+    if (spec.credential !== "reader" && account.role !== "admin") {
+      throw new GatewayError("forbidden", "the admin role is required");
+    }
+    c.set("principal", { kind: "session", account, claims });
+    return next();
+  };
+}
+
+async function tokenRequest(
+  deps: CredentialGateDeps,
+  c: Context<AdminEnv>,
+  next: () => Promise<void>,
+  bearer: string,
+  spec: RouteSpec | undefined,
+): Promise<void> {
+  const check = authenticateApiToken(deps.tokens, bearer);
+  const base = {
+    tokenId: check.token?.id ?? "",
+    tokenPrefix: check.token?.tokenPrefix ?? "",
+    method: c.req.method,
+    path: c.req.path,
+    requiredScope: spec?.scope ?? null,
+    remote: clientAddress(c),
+    userAgent: (c.req.header("user-agent") ?? "").slice(0, 256),
+    requestId: c.get("requestId"),
+  };
+  const decision = decideTokenAccess(check, spec);
+  if (!decision.allow) {
+    deps.usage.record({
+      ...base,
+      decision: "deny",
+      status: decision.error.status,
+      reason: decision.reason,
+      createdAt: Date.now(),
+    });
+    deps.onDenied?.(decision.reason);
+    throw decision.error;
+  }
+  const token = decision.token;
+  c.set("principal", { kind: "api_token", token });
+  await next();
+  deps.usage.record({
+    ...base,
+    decision: "allow",
+    status: c.res.status,
+    reason: null,
+    createdAt: Date.now(),
+  });
+}

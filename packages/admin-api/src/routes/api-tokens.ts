@@ -1,0 +1,102 @@
+import { GatewayError } from "@svc/core/errors";
+import { readJsonBody } from "@svc/core/http";
+import { TOKEN_SCOPES } from "@svc/core/route-table";
+import { Hono } from "hono";
+import * as v from "valibot";
+import { type AdminContext, principalOf } from "../admin-context.js";
+import type { AdminEnv } from "../env.js";
+import {
+  deleteApiToken,
+  revokeApiToken,
+  rotateApiToken,
+  updateApiToken,
+} from "../services/api-tokens/change.js";
+import { createApiToken } from "../services/api-tokens/create.js";
+import { MAX_EXPIRY_SEC, renderApiToken } from "../services/api-tokens/token-record.js";
+
+const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100));
+const note = v.pipe(v.string(), v.maxLength(1000));
+const scopes = v.pipe(
+  v.array(v.picklist(TOKEN_SCOPES, 'each scope must be "read", "write", "delete" or "refresh"')),
+  v.minLength(1, "at least one scope is required"),
+);
+
+const createBody = v.strictObject({
+  name,
+  note: v.optional(note, ""),
+  scopes,
+  expires_in_sec: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer("must be an integer"),
+      v.minValue(0, "must be 0 (no expiry) or more"),
+      v.maxValue(MAX_EXPIRY_SEC, "at most 10 years"),
+    ),
+    0,
+  ),
+});
+
+const updateBody = v.strictObject({
+  name: v.optional(name),
+  note: v.optional(note),
+  scopes: v.optional(scopes),
+  enabled: v.optional(v.boolean()),
+  expires_at: v.optional(v.nullable(v.string())),
+});
+
+/** The session-only API token routes (spec "Session-only"). */
+export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+
+  app.get("/v1/admin/api-tokens", (c) => {
+    ctx.usage.flush();
+    return c.json({
+      tokens: ctx.tokens.list().map(renderApiToken),
+      available_scopes: TOKEN_SCOPES,
+    });
+  });
+
+  app.post("/v1/admin/api-tokens", async (c) => {
+    const body = await readJsonBody(c, createBody);
+    const p = principalOf(c);
+    const by = p.kind === "session" ? p.account.username : p.token.name;
+    return c.json(
+      createApiToken(ctx.tokens, by, {
+        name: body.name,
+        note: body.note,
+        scopes: body.scopes,
+        expiresInSec: body.expires_in_sec,
+      }),
+      201,
+    );
+  });
+
+  app.put("/v1/admin/api-tokens/:id", async (c) => {
+    const body = await readJsonBody(c, updateBody);
+    if (body.expires_at !== undefined && body.expires_at !== null) {
+      const ms = Date.parse(body.expires_at);
+      if (Number.isNaN(ms))
+        throw new GatewayError("invalid_request", "expires_at: must be an ISO 8601 time");
+      if (ms > Date.now() + MAX_EXPIRY_SEC * 1000)
+        throw new GatewayError("invalid_request", "expires_at: at most 10 years ahead");
+    }
+    return c.json(updateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"), body));
+  });
+
+  app.post("/v1/admin/api-tokens/:id/rotate", (c) =>
+    c.json(rotateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match")), 201),
+  );
+
+  app.post("/v1/admin/api-tokens/:id/revoke", (c) =>
+    c.json(revokeApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"))),
+  );
+
+  app.delete("/v1/admin/api-tokens/:id", (c) => {
+    deleteApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"));
+    return c.body(null, 204);
+  });
+
+  app.get("/v1/admin/api-token-logs", (c) => c.json({ logs: ctx.usage.recent() }));
+
+  return app;
+}

@@ -1,0 +1,116 @@
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import { clientAddress } from "@svc/core/http";
+import { redactPath } from "@svc/core/log";
+import type { PlayGrant } from "@svc/playback/play";
+import { M3U_CONTENT_TYPE, renderChannelPlaylist } from "@svc/playback/routes";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { type AdminContext, requestBase } from "../admin-context.js";
+import type { AdminEnv } from "../env.js";
+import {
+  assertKeyCoversChannel,
+  checkPlaybackKey,
+  unauthorizedKey,
+} from "../services/playback-keys/authorize-key.js";
+
+/** `/p/{token}/…` → the key segment and, under `play/{id}/`, the channel id. */
+export function keyPathParts(path: string): { key: string; channelId: string | null } | undefined {
+  const m = /^\/p\/([^/]+)\/(?:playlist\.m3u$|play\/([^/]+)\/)/.exec(path);
+  if (m === null) return undefined;
+  return { key: m[1]!, channelId: m[2] === undefined ? null : safeDecode(m[2]) };
+}
+
+/** A malformed percent-escape stays as written (it then names no channel) instead of throwing. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * The playback-key credential of `/p/{token}/…` (spec "Playback" 5): checked
+ * whatever `play_require_auth` says, reading no request header (only the
+ * path), 401 for an invalid, disabled, revoked or expired key, 403 for a
+ * channel outside its scope. Each use of an existing key is queued as one
+ * access record with the final status, the key cut to its display prefix.
+ */
+export function playbackKeyGate(ctx: AdminContext): MiddlewareHandler<AdminEnv> {
+  return async (c, next) => {
+    const parts = keyPathParts(c.req.path);
+    if (parts === undefined) throw new GatewayError("not_found", "not found");
+    const check = checkPlaybackKey(ctx.keys, parts.key);
+    const record = (status: number) => {
+      if (check.key === undefined) return;
+      ctx.accessLog.record({
+        tokenId: check.key.id,
+        tokenPrefix: check.key.tokenPrefix,
+        path: redactPath(c.req.path),
+        channelId: parts.channelId,
+        status,
+        remote: clientAddress(c),
+        createdAt: Date.now(),
+      });
+    };
+    if (!check.ok) {
+      record(401);
+      throw unauthorizedKey();
+    }
+    if (parts.channelId !== null) {
+      try {
+        assertKeyCoversChannel(check.key, parts.channelId);
+      } catch (err) {
+        record(403);
+        throw err;
+      }
+    }
+    c.set("playbackKey", check.key);
+    try {
+      await next();
+    } finally {
+      record(c.res.status);
+    }
+  };
+}
+
+/**
+ * `GET /p/{token}/playlist.m3u`: the key's enabled channels as M3U, each
+ * pointing at `/p/{token}/play/{id}/index.m3u8`.
+ */
+export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+  app.get("/p/:token/playlist.m3u", (c) => {
+    const key = c.get("playbackKey");
+    const token = c.req.param("token");
+    const base = requestBase(ctx, c);
+    const scope = key.channelIds.length === 0 ? null : new Set(key.channelIds);
+    const channels = ctx.channels
+      .list()
+      .filter((ch) => !ch.disabled && (scope === null || scope.has(ch.id)));
+    const body = renderChannelPlaylist(
+      channels,
+      (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
+    );
+    return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
+  });
+  return app;
+}
+
+/**
+ * The `resolveGrant` of the play routes mounted at `/p/:token/play`: the key was
+ * already checked (and its use is being recorded) by {@link playbackKeyGate},
+ * which runs first on every `/p/` request; this turns it into the grant the
+ * play routes use. Generated URLs keep the key in the path and add no query.
+ */
+export async function keyPlayGrant(c: Context<AppEnv>): Promise<PlayGrant> {
+  // Same request context as the gate; only the variable's type lives in AdminEnv.
+  const key = (c as unknown as Context<AdminEnv>).get("playbackKey");
+  const token = c.req.param("token");
+  if (key === undefined || token === undefined) throw unauthorizedKey();
+  return {
+    channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
+    pathPrefix: `/p/${token}/play`,
+    urlQuery: "",
+  };
+}

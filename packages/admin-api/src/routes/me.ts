@@ -1,0 +1,72 @@
+import { isoSeconds } from "@svc/core/auth";
+import { GatewayError } from "@svc/core/errors";
+import { clientAddress, readJsonBody } from "@svc/core/http";
+import { Hono } from "hono";
+import * as v from "valibot";
+import { type AdminContext, principalOf } from "../admin-context.js";
+import type { AdminEnv } from "../env.js";
+import { changeCredentials } from "../services/accounts/change-credentials.js";
+
+const credentialsBody = v.strictObject({
+  current_password: v.pipe(v.string(), v.maxLength(1024)),
+  username: v.optional(v.string()),
+  new_password: v.optional(v.string()),
+});
+
+/** `GET /v1/me` and `PUT /v1/me/credentials`. */
+export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+
+  app.get("/v1/me", (c) => {
+    const p = principalOf(c);
+    if (p.kind === "api_token") {
+      return c.json({
+        username: p.token.name,
+        role: "admin",
+        channel_ids: [],
+        credential: "api_token",
+        scopes: p.token.scopes,
+      });
+    }
+    return c.json({
+      username: p.account.username,
+      role: p.account.role,
+      channel_ids: p.account.channelIds,
+      credential: "session",
+      scopes: null,
+    });
+  });
+
+  app.put("/v1/me/credentials", async (c) => {
+    const p = principalOf(c);
+    if (p.kind !== "session")
+      throw new GatewayError("session_required", "this route needs an admin login session");
+    // Spec "Limits": the login limiter, keyed by username plus client IP.
+    const key = `cred:${p.account.username}:${clientAddress(c)}`;
+    if (!ctx.limiter.take(key)) {
+      throw new GatewayError("too_many_requests", "too many credential changes", {
+        headers: { "Retry-After": String(ctx.limiter.retryAfterSec(key)) },
+      });
+    }
+    const body = await readJsonBody(c, credentialsBody);
+    const account = await changeCredentials({ db: ctx.db, accounts: ctx.accounts }, p.account, {
+      currentPassword: body.current_password,
+      username: body.username,
+      newPassword: body.new_password,
+    });
+    const issued = await ctx.sessionTokens.issueSession({
+      username: account.username,
+      role: account.role,
+      channels: account.channelIds,
+      authRevision: account.authRevision,
+    });
+    return c.json({
+      token: issued.token,
+      expires_at: isoSeconds(issued.expiresAt),
+      username: account.username,
+      role: account.role,
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,53 @@
+import { Hono } from "hono";
+import {
+  type AdminContext,
+  channelRestriction,
+  principalOf,
+  requestBase,
+} from "../admin-context.js";
+import type { AdminEnv } from "../env.js";
+import { renderListedChannel } from "../services/channels/channel-view.js";
+
+/**
+ * `GET /v1/channels`, `GET /v1/status` (session or token with `read`) and
+ * `GET /v1/admin/upstreams`. A restricted non-admin session sees only its channels.
+ *
+ * `goroutines` has no Node.js equivalent; it reports the process's active
+ * libuv handles and requests (`process.getActiveResourcesInfo()`) plus the
+ * HTTP requests in flight.
+ */
+export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+
+  app.get("/v1/channels", (c) => {
+    const only = channelRestriction(principalOf(c));
+    const base = requestBase(ctx, c);
+    const channels = ctx.channels
+      .list()
+      .filter((ch) => only === null || only.has(ch.id))
+      .map((ch) => renderListedChannel(ch, base));
+    return c.json({ channels });
+  });
+
+  app.get("/v1/status", (c) => {
+    const only = channelRestriction(principalOf(c));
+    const sessions = ctx.sessions().filter((s) => only === null || only.has(s.channel_id));
+    const stats = ctx.playbackStats();
+    return c.json({
+      uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
+      bytes_in: stats.bytes_in,
+      bytes_out: stats.bytes_out,
+      requests: stats.requests,
+      errors: stats.errors,
+      goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
+      session_count: sessions.length,
+      sessions,
+    });
+  });
+
+  app.get("/v1/admin/upstreams", (c) =>
+    c.json({ upstreams: ctx.config.upstreams.map((u) => ({ id: u.id, base_url: u.base_url })) }),
+  );
+
+  return app;
+}

@@ -1,0 +1,54 @@
+import { readJsonBody } from "@svc/core/http";
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { AdminContext } from "../admin-context.js";
+import type { AdminEnv } from "../env.js";
+import { etag } from "../http/if-match.js";
+import { certificateFacts } from "../services/settings/certificate-facts.js";
+import type { SettingsRow } from "../services/settings/settings-store.js";
+import { updateSettings } from "../services/settings/update.js";
+
+const writeBody = v.strictObject({
+  public_base_url: v.string(),
+  access_log_retention_days: v.string(),
+  tls_enabled: v.optional(v.boolean()),
+});
+
+/** `GET` and `PUT /v1/admin/settings` (spec "Settings"). */
+export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
+  const app = new Hono<AdminEnv>();
+  const s = ctx.config.server;
+  const render = (row: SettingsRow) => ({
+    listen: s.listen,
+    cors_origins: ctx.config.security.cors_origins,
+    public_hosts: ctx.config.security.public_hosts,
+    play_require_auth: ctx.config.security.play_require_auth,
+    tls_listen: s.tls_listen,
+    public_base_url: row.publicBaseUrl,
+    access_log_retention_days: String(row.accessLogRetentionDays),
+    tls_enabled: row.tlsEnabled,
+    split_listening: s.tls_listen !== "",
+    certificate: certificateFacts(ctx.config),
+    revision: row.revision,
+  });
+
+  app.get("/v1/admin/settings", (c) => {
+    const row = ctx.settings.current();
+    c.header("ETag", etag(row.revision));
+    return c.json(render(row));
+  });
+
+  app.put("/v1/admin/settings", async (c) => {
+    const body = await readJsonBody(c, writeBody);
+    const row = updateSettings(
+      ctx.settings,
+      (days) => ctx.accessLog.purge(days),
+      c.req.header("if-match"),
+      body,
+    );
+    c.header("ETag", etag(row.revision));
+    return c.json(render(row));
+  });
+
+  return app;
+}

@@ -1,0 +1,75 @@
+import type { Channel } from "@svc/core/catalog";
+import type { channels } from "../../db/schema/index.js";
+
+export type ChannelRow = typeof channels.$inferSelect;
+export type EgressMode = "auto" | "direct" | "profile";
+
+/** A catalog channel with what only the admin API shows: egress binding and update time. */
+export interface StoredChannel extends Channel {
+  readonly egress_mode: EgressMode;
+  readonly egress_profile_id: string | null;
+  /** Epoch milliseconds. */
+  readonly updated_at: number;
+}
+
+export function channelFromRow(r: ChannelRow): StoredChannel {
+  return {
+    id: r.id,
+    title: r.title,
+    group: r.group,
+    logo_url: r.logoUrl,
+    epg_id: r.epgId,
+    epg_name: r.epgName,
+    epg_source: r.epgSource,
+    ingress: r.ingress,
+    source_url: r.sourceUrl,
+    upstream: r.upstream,
+    path: r.path,
+    headers: r.headers,
+    user_agent: r.userAgent,
+    on_demand: r.onDemand,
+    autostart: r.autostart,
+    disabled: r.disabled,
+    prefer_height: r.preferHeight,
+    preferred_audio_languages: r.preferredAudioLanguages,
+    sort_order: r.sortOrder,
+    max_viewers: r.maxViewers,
+    engine: r.engine,
+    keys: r.keys,
+    revision: r.revision,
+    egress_mode: r.egressMode,
+    egress_profile_id: r.egressProfileId,
+    updated_at: r.updatedAt,
+  };
+}
+
+export function rowFromChannel(c: StoredChannel): ChannelRow {
+  return {
+    id: c.id,
+    title: c.title,
+    group: c.group,
+    logoUrl: c.logo_url,
+    epgId: c.epg_id,
+    epgName: c.epg_name,
+    epgSource: c.epg_source,
+    ingress: c.ingress,
+    sourceUrl: c.source_url,
+    upstream: c.upstream,
+    path: c.path,
+    headers: { ...c.headers },
+    userAgent: c.user_agent,
+    onDemand: c.on_demand,
+    autostart: c.autostart,
+    disabled: c.disabled,
+    preferHeight: c.prefer_height,
+    preferredAudioLanguages: [...c.preferred_audio_languages],
+    sortOrder: c.sort_order,
+    maxViewers: c.max_viewers,
+    engine: c.engine,
+    keys: { ...c.keys },
+    egressMode: c.egress_mode,
+    egressProfileId: c.egress_profile_id,
+    revision: c.revision,
+    updatedAt: c.updated_at,
+  };
+}

@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { asc } from "drizzle-orm";
+import { openStateDatabase } from "../../db/client.js";
+import { playbackAccessLog } from "../../db/schema/index.js";
+import { type AccessEntry, createAccessLogWriter } from "./access-log-writer.js";
+
+describe("access log writer", () => {
+  it("writes full chunks and the remainder, every field in its column, in order", () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-writer-"));
+    const state = openStateDatabase(dir);
+    try {
+      const write = createAccessLogWriter(state.db);
+      const rows: AccessEntry[] = Array.from({ length: 257 }, (_, i) => ({
+        tokenId: `pk_${i % 3}`,
+        tokenPrefix: `v1prefix${String(i % 10).padStart(2, "0")}`,
+        path: `/p/v1prefix…/play/ch${i}/index.m3u8`,
+        channelId: i % 5 === 0 ? null : `ch${i}`,
+        status: i % 7 === 0 ? 403 : 200,
+        remote: `127.0.0.${(i % 250) + 1}`,
+        createdAt: 1_700_000_000_000 + i,
+      }));
+      state.db.transaction(() => write(rows));
+      const stored = state.db
+        .select()
+        .from(playbackAccessLog)
+        .orderBy(asc(playbackAccessLog.id))
+        .all()
+        .map(({ id: _id, ...rest }) => rest);
+      assert.deepEqual(stored, rows);
+    } finally {
+      state.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

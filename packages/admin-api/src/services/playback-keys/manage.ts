@@ -1,0 +1,88 @@
+import { GatewayError } from "@svc/core/errors";
+import {
+  newPlaybackKeyPlaintext,
+  opaqueId,
+  PLAYBACK_KEY_PREFIX_LENGTH,
+  sha256Hex,
+} from "../../credentials/secrets.js";
+import { checkRevision } from "../../http/if-match.js";
+import { SHOWN_ONCE_WARNING } from "../api-tokens/token-record.js";
+import type { ChannelStore } from "../channels/channel-store.js";
+import { type PlaybackKeyRecord, type PlaybackKeyStore, renderPlaybackKey } from "./key-store.js";
+
+export interface NewPlaybackKey {
+  readonly name: string;
+  readonly note: string;
+  /** Empty: every channel. */
+  readonly channelIds: readonly string[];
+  /** 0: no expiry. */
+  readonly expiresInSec: number;
+}
+
+/** `/p/{token}/playlist.m3u` under `base`. */
+export function keyPlaylistUrl(base: string, plaintext: string): string {
+  return `${base}/p/${plaintext}/playlist.m3u`;
+}
+
+/** Creates a key (`v1` + 126 base62, shown once); unknown channel ids are a 400. */
+export function createPlaybackKey(
+  keys: PlaybackKeyStore,
+  channels: ChannelStore,
+  base: string,
+  input: NewPlaybackKey,
+) {
+  for (const id of input.channelIds) {
+    if (channels.get(id) === undefined)
+      throw new GatewayError("invalid_request", `channel_ids: unknown channel "${id}"`);
+  }
+  const plaintext = newPlaybackKeyPlaintext();
+  const now = Date.now();
+  const record: PlaybackKeyRecord = {
+    id: opaqueId("pk"),
+    name: input.name,
+    note: input.note,
+    tokenPrefix: plaintext.slice(0, PLAYBACK_KEY_PREFIX_LENGTH),
+    digest: sha256Hex(plaintext),
+    channelIds: [...new Set(input.channelIds)],
+    enabled: true,
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+    expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
+    revision: 1,
+  };
+  keys.save(record);
+  const view = renderPlaybackKey(record);
+  return {
+    id: view.id,
+    name: view.name,
+    token: plaintext,
+    token_prefix: view.token_prefix,
+    scope: view.scope,
+    playlist_url: keyPlaylistUrl(base, plaintext),
+    created_at: view.created_at,
+    expires_at: view.expires_at,
+    warning: SHOWN_ONCE_WARNING,
+  };
+}
+
+function existing(keys: PlaybackKeyStore, id: string): PlaybackKeyRecord {
+  const k = keys.get(id);
+  if (k === undefined) throw new GatewayError("not_found", "no such playback key");
+  return k;
+}
+
+/** `POST …/revoke`: `If-Match` validated when supplied; use returns 401 afterwards. */
+export function revokePlaybackKey(keys: PlaybackKeyStore, id: string, ifMatch: string | undefined) {
+  const k = existing(keys, id);
+  checkRevision(ifMatch, k.revision, { required: false });
+  keys.save({ ...k, revokedAt: k.revokedAt ?? Date.now(), revision: k.revision + 1 });
+  return { ok: true as const };
+}
+
+export function deletePlaybackKey(keys: PlaybackKeyStore, id: string, ifMatch: string | undefined) {
+  const k = existing(keys, id);
+  checkRevision(ifMatch, k.revision, { required: false });
+  keys.remove(id);
+  return { ok: true as const };
+}
