@@ -64,15 +64,16 @@ export class StderrTail {
     const line = this.#scrub(raw).trimEnd();
     if (line === "") return;
     this.#lines.push(line);
+    // #chars counts a newline after every line; the joined text is one shorter.
     this.#chars += line.length + 1;
-    while (this.#chars > this.#maxChars && this.#lines.length > 1) {
+    while (this.#chars - 1 > this.#maxChars && this.#lines.length > 1) {
       this.#chars -= (this.#lines.shift()?.length ?? 0) + 1;
     }
-    if (this.#chars > this.#maxChars) {
-      // A single line larger than the whole tail keeps its end, where ffmpeg puts the cause.
+    if (this.#chars - 1 > this.#maxChars) {
+      // A single (already scrubbed) line larger than the tail keeps its end, where ffmpeg puts the cause.
       const only = this.#lines[0] ?? "";
-      this.#lines[0] = only.slice(only.length - this.#maxChars + 1);
-      this.#chars = this.#maxChars;
+      this.#lines[0] = only.slice(only.length - this.#maxChars);
+      this.#chars = this.#maxChars + 1;
     }
   }
 }
