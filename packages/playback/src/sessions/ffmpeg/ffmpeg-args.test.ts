@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { buildFfmpegArgs, describeArgs, runFileNames } from "./ffmpeg-args.js";
+import { createScrubber, keySpellings } from "./secret-scrubber.js";
 
 const KEY = "00112233445566778899aabbccddeeff";
 const valueAfter = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
@@ -112,5 +113,16 @@ describe("describeArgs", () => {
     assert.equal(valueAfter(shown, "-headers"), "Cookie: [redacted]\\r\\nX-Api-Key: [redacted]");
     assert.equal(valueAfter(shown, "-i"), "http://[redacted]@127.0.0.1:9/live/a.mpd?[redacted]");
     assert.equal(shown.at(-1), "/d/index.m3u8");
+  });
+  it("applies the session scrubber to the rest: a key in a URL path is removed too", () => {
+    const built = buildFfmpegArgs(
+      { url: `http://127.0.0.1:9/k/${KEY}/a.mpd`, decryptionKey: KEY },
+      "/d",
+      0,
+    );
+    assert.ok(built.ok);
+    const shown = describeArgs(built.value, createScrubber(keySpellings(KEY)));
+    assert.equal(valueAfter(shown, "-i"), "http://127.0.0.1:9/k/[redacted]/a.mpd");
+    assert.equal(shown.join(" ").includes(KEY), false);
   });
 });

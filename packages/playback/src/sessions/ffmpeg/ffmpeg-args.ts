@@ -82,9 +82,13 @@ export function buildFfmpegArgs(
 
 /**
  * argv fit for a status page or a log line: header values and the key replaced, URL
- * credentials and query strings removed.
+ * credentials and query strings removed, and `scrub` (the session's secret scrubber)
+ * applied to everything else, since a secret may sit anywhere, even in a URL path.
  */
-export function describeArgs(args: readonly string[]): string[] {
+export function describeArgs(
+  args: readonly string[],
+  scrub: (text: string) => string = scrubUrls,
+): string[] {
   return args.map((arg, i) => {
     const flag = args[i - 1];
     if (flag === "-cenc_decryption_key" || flag === "-decryption_key") return REDACTED;
@@ -94,6 +98,6 @@ export function describeArgs(args: readonly string[]): string[] {
         .filter((line) => line !== "")
         .map((line) => `${line.slice(0, Math.max(0, line.indexOf(":")))}: ${REDACTED}`)
         .join("\\r\\n");
-    return scrubUrls(arg);
+    return scrub(arg);
   });
 }

@@ -42,6 +42,7 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
   readonly #opts: FfmpegSessionOptions;
   readonly #policy: BackoffPolicy;
   readonly #tail: StderrTail;
+  readonly #scrub: (text: string) => string;
   readonly #startedAt = Date.now();
   #state: FfmpegSessionState = "starting";
   #child: ChildProcess | undefined;
@@ -73,7 +74,8 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
       ...(src.decryptionKey === undefined ? [] : keySpellings(src.decryptionKey)),
       ...Object.values(src.headers ?? {}),
     ];
-    this.#tail = new StderrTail(createScrubber(secrets));
+    this.#scrub = createScrubber(secrets);
+    this.#tail = new StderrTail(this.#scrub);
   }
 
   /** A snapshot of state and counters, safe to serialise (no secret in it). */
@@ -140,7 +142,7 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     }
     this.#runs += 1;
     this.#nextRestartAt = null;
-    this.#command = describeArgs(built.value);
+    this.#command = describeArgs(built.value, this.#scrub);
     void this.#removeOldRuns(run);
     const child = spawn(this.#opts.ffmpegPath, built.value, {
       detached: true, // own process group: stop() can kill ffmpeg and anything it starts

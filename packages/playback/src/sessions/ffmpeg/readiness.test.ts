@@ -20,7 +20,12 @@ describe("readiness", () => {
     ["HLS only, ffmpeg missing", [ch("a", "hls")], down, 200],
     ["DASH native, ffmpeg missing", [ch("a", "dash", "native")], down, 200],
     ["DASH not yet resolved, ffmpeg missing", [ch("a", "dash")], down, 200],
-    ["DASH on ffmpeg, ffmpeg missing", [ch("a", "hls"), ch("news-hd", "dash", "ffmpeg")], down, 503],
+    [
+      "DASH on ffmpeg, ffmpeg missing",
+      [ch("a", "hls"), ch("news-hd", "dash", "ffmpeg")],
+      down,
+      503,
+    ],
     ["disabled DASH on ffmpeg, ffmpeg missing", [ch("b", "dash", "ffmpeg", true)], down, 200],
     ["DASH on ffmpeg, ffmpeg runnable", [ch("news-hd", "dash", "ffmpeg")], up, 200],
   ];
