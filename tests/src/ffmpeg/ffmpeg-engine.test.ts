@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buffer } from "node:stream/consumers";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import {
   type FfmpegSession,
   startFfmpegSession,
@@ -20,6 +21,8 @@ import {
 } from "../harness/ffmpeg-dash-origin.js";
 import { groupMembers, isGone, ourZombies } from "../harness/process-table.js";
 
+// Async, so the engine's watchdog keeps running while the independent player works.
+const run = promisify(execFile);
 const HEADER_VALUE = "hdr-value-7f3a";
 const UA = "SVC-Test/1.0";
 
@@ -44,6 +47,8 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
         userAgent: UA,
       },
       output: { segmentSeconds: 1, listSize: 4 },
+      // A short stall threshold for the pause test; the restart threshold stays out of reach.
+      supervision: { stallMs: 3_000, stallRestartMs: 120_000, tickMs: 200 },
     });
     assert.ok(r.ok, r.ok ? "" : r.error);
     session = r.value;
@@ -89,19 +94,17 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
     }
   });
 
-  it("ffmpeg (as an independent player) reads 3 s of the published playlist", () => {
-    const play = spawnSync(
+  it("ffmpeg (as an independent player) reads 3 s of the published playlist", async () => {
+    await run(
       "ffmpeg",
       ["-hide_banner", "-v", "error", "-i", session.playlistPath, "-t", "3", "-f", "null", "-"],
-      { encoding: "utf8", timeout: 30_000 },
+      { timeout: 30_000 },
     );
-    assert.equal(play.status, 0, play.stderr);
-    const probe = spawnSync(
+    const probe = await run(
       "ffprobe",
       ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", session.playlistPath],
-      { encoding: "utf8", timeout: 30_000 },
+      { timeout: 30_000 },
     );
-    assert.equal(probe.status, 0, probe.stderr);
     // ffprobe lists HLS streams once per program as well: compare the distinct codecs.
     const codecs = new Set(probe.stdout.split("\n").filter((l) => l.trim() !== ""));
     assert.deepEqual([...codecs].sort(), ["aac", "h264"]);
@@ -124,6 +127,25 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
       "an fMP4 fragment",
     );
     assert.ok(bytes.includes("moof") && bytes.includes("mdat"));
+  });
+
+  it("a source that stops moving makes the session stalled; it recovers when the source resumes", async () => {
+    const { runs, stalls } = session.status();
+    source.pause();
+    try {
+      assert.ok(
+        await waitFor(() => session.status().state === "stalled", 20_000),
+        JSON.stringify(session.status()),
+      );
+      assert.equal(session.status().stalls, stalls + 1);
+    } finally {
+      source.resume();
+    }
+    assert.ok(
+      await waitFor(() => session.status().state === "running", 30_000),
+      JSON.stringify(session.status()),
+    );
+    assert.equal(session.status().runs, runs, "recovered without a restart");
   });
 
   it("stop kills the process group, reaps ffmpeg, removes pidfile and folder", async () => {

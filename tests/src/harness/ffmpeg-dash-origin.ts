@@ -24,6 +24,9 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 export interface DashSource {
   readonly dir: string;
   readonly pid: number;
+  /** SIGSTOP / SIGCONT the generator: the live edge stops moving, then moves on. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -83,7 +86,10 @@ export async function startDashSource(
   return {
     dir: out,
     pid,
+    pause: () => killGroup(pid, "SIGSTOP"),
+    resume: () => killGroup(pid, "SIGCONT"),
     async stop() {
+      killGroup(pid, "SIGCONT");
       killGroup(pid, "SIGTERM");
       const t = setTimeout(() => killGroup(pid, "SIGKILL"), 3_000);
       await exited;
