@@ -1,8 +1,11 @@
-// A stand-in gateway for the orphan test: starts one compatibility-engine session, prints
-// `pid <n>` once ffmpeg runs, then idles until it is SIGKILLed. Never stops its session.
+// A stand-in gateway: starts one compatibility-engine session, prints `pid <n>` once ffmpeg
+// runs, then idles. SIGTERM: graceful shutdown through stopAllFfmpegSessions. SIGUSR2:
+// process.exit without stopping anything (the exit hook must still kill ffmpeg). SIGKILL:
+// nothing runs at all (the orphan case).
 import { startFfmpegSession } from "@svc/playback/sessions/ffmpeg/ffmpeg-supervisor";
+import { stopAllFfmpegSessions } from "@svc/playback/sessions/ffmpeg/shutdown-registry";
 
-const [dataDir, url] = process.argv.slice(2);
+const [dataDir, url, channelId = "orphan"] = process.argv.slice(2);
 if (dataDir === undefined || url === undefined) {
   process.stderr.write("usage: engine-child DATA_DIR MPD_URL\n");
   process.exit(2);
@@ -10,7 +13,7 @@ if (dataDir === undefined || url === undefined) {
 const r = await startFfmpegSession({
   ffmpegPath: "ffmpeg",
   dataDir,
-  channelId: "orphan",
+  channelId,
   generation: 1,
   source: { url },
 });
@@ -22,4 +25,8 @@ const session = r.value;
 session.on("state", (s) => {
   if (s.state === "running") process.stdout.write(`pid ${s.pid}\n`);
 });
+process.once("SIGTERM", () => {
+  void stopAllFfmpegSessions().then(() => process.exit(0));
+});
+process.once("SIGUSR2", () => process.exit(3));
 setInterval(() => {}, 60_000);

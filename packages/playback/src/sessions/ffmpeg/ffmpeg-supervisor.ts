@@ -104,6 +104,15 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
   }
 
   /**
+   * For a gateway that exits without stopping (`process.exit`, an uncaught error): SIGKILL
+   * the group and drop the pidfile, synchronously. The kernel reaps the child with us.
+   */
+  killNow(): void {
+    if (this.#pid !== null) signalGroup(this.#pid, "SIGKILL");
+    if (this.#pidfile !== undefined) removePidfile(this.#pidfile);
+  }
+
+  /**
    * Stop for good: SIGTERM the process group, SIGKILL after the grace period, wait until
    * the child is reaped, remove the pidfile and (unless `removeOutput: false`) the folder.
    * Idempotent; the first call's options win.

@@ -1,10 +1,8 @@
-import { signalGroup } from "./process-group.js";
-
 /** What the registry needs from a live session. */
 export interface StoppableSession {
   stop(): Promise<void>;
-  /** pid/pgid of the running ffmpeg, if any. */
-  currentPid(): number | null;
+  /** Synchronous last resort: SIGKILL the ffmpeg group and remove its pidfile. */
+  killNow(): void;
 }
 
 const live = new Set<StoppableSession>();
@@ -16,10 +14,7 @@ let exitHookInstalled = false;
  * code at all; that case is left to the pidfiles and `reapOrphans` on the next start.
  */
 function killAllNow(): void {
-  for (const session of live) {
-    const pid = session.currentPid();
-    if (pid !== null) signalGroup(pid, "SIGKILL");
-  }
+  for (const session of live) session.killNow();
 }
 
 export function registerSession(session: StoppableSession): void {

@@ -17,7 +17,26 @@ import { cmdline, groupMembers, isGone, procEntry } from "../harness/process-tab
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-describe("orphaned ffmpeg after the gateway is SIGKILLed", () => {
+/** Start engine-child.js (a stand-in gateway) and wait until its ffmpeg runs. */
+async function startEngineChild(dataDir: string, mpdUrl: string, channel: string) {
+  const child = spawn(process.execPath, [join(here, "engine-child.js"), dataDir, mpdUrl, channel], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
+  const ran = await waitFor(() => /^pid \d+$/m.test(out), 30_000);
+  if (!ran) child.kill("SIGKILL");
+  assert.ok(ran, `engine child never reported a running ffmpeg: ${out}`);
+  const pid = Number(/^pid (\d+)$/m.exec(out)?.[1]);
+  return { child, pid, exited };
+}
+
+describe("ffmpeg when its gateway exits: SIGTERM, process.exit, SIGKILL", () => {
   const root = mkdtempSync(join(tmpdir(), "svc-ffmpeg-orphan-"));
   const dataDir = join(root, "data");
   let source: DashSource;
@@ -41,24 +60,41 @@ describe("orphaned ffmpeg after the gateway is SIGKILLed", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("survives its gateway, and reapOrphans on the next start kills its group", async () => {
-    const child = spawn(
-      process.execPath,
-      [join(here, "engine-child.js"), dataDir, `${origin.url}/live/manifest.mpd`],
-      {
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+  it("graceful shutdown (SIGTERM → stopAllFfmpegSessions) leaves no ffmpeg, pidfile or folder", async () => {
+    const { child, pid, exited } = await startEngineChild(
+      dataDir,
+      `${origin.url}/live/manifest.mpd`,
+      "graceful",
     );
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-    });
-    const ran = await waitFor(() => /^pid \d+$/m.test(out), 30_000);
-    if (!ran) child.kill("SIGKILL");
-    assert.ok(ran, `engine child never reported a running ffmpeg: ${out}`);
-    const pid = Number(/^pid (\d+)$/m.exec(out)?.[1]);
     leftovers.push(pid);
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    assert.equal(await exited, 0);
+    assert.ok(isGone(pid), `ffmpeg ${pid} outlived a graceful shutdown`);
+    assert.deepEqual(groupMembers(pid), []);
+    assert.equal(existsSync(join(dataDir, "sessions", ".pids", `${pid}.json`)), false);
+    assert.equal(existsSync(join(dataDir, "sessions", "graceful", "1")), false);
+  });
+
+  it("process.exit without stopping: the exit hook still SIGKILLs the group and drops the pidfile", async () => {
+    const { child, pid, exited } = await startEngineChild(
+      dataDir,
+      `${origin.url}/live/manifest.mpd`,
+      "abrupt",
+    );
+    leftovers.push(pid);
+    child.kill("SIGUSR2");
+    assert.equal(await exited, 3);
+    assert.ok(await waitFor(() => isGone(pid), 5_000), `ffmpeg ${pid} outlived process.exit`);
+    assert.equal(existsSync(join(dataDir, "sessions", ".pids", `${pid}.json`)), false);
+  });
+
+  it("SIGKILL: ffmpeg survives its gateway, and reapOrphans on the next start kills its group", async () => {
+    const { child, pid, exited } = await startEngineChild(
+      dataDir,
+      `${origin.url}/live/manifest.mpd`,
+      "orphan",
+    );
+    leftovers.push(pid);
     child.kill("SIGKILL");
     await exited;
 
