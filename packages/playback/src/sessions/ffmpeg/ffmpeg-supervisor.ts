@@ -142,7 +142,7 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
 
   /** Spawn run number `#runs`; called once at start and after each restart delay. */
   spawnRun(): void {
-    if (this.#stopping !== undefined) return;
+    if (this.#stopping !== undefined || this.#child !== undefined) return;
     const run = this.#runs;
     const built = buildFfmpegArgs(this.#opts.source, this.dir, run, this.#opts.output);
     if (!built.ok) {
@@ -168,13 +168,20 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     });
     if (child.pid === undefined) return;
     this.#pid = child.pid;
-    this.#pidfile = writePidfile(this.#opts.dataDir, {
-      pid: child.pid,
-      dir: this.dir,
-      channel: this.#opts.channelId,
-      generation: String(this.#opts.generation),
-      started_at: iso(this.#runStartedAt),
-    });
+    try {
+      this.#pidfile = writePidfile(this.#opts.dataDir, {
+        pid: child.pid,
+        dir: this.dir,
+        channel: this.#opts.channelId,
+        generation: String(this.#opts.generation),
+        started_at: iso(this.#runStartedAt),
+      });
+    } catch (err) {
+      // An ffmpeg without a pidfile could outlive a crashed gateway unnoticed: do not run it.
+      signalGroup(child.pid, "SIGKILL");
+      this.#fail(`cannot write the pidfile (${(err as NodeJS.ErrnoException).code ?? "error"})`);
+      return;
+    }
     child.stderr?.setEncoding("utf8").on("data", (d: string) => this.#tail.push(d));
     let pending = "";
     child.stdout?.setEncoding("utf8").on("data", (d: string) => {
@@ -278,7 +285,8 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     const names = await readdir(this.dir).catch(() => [] as string[]);
     for (const name of names) {
       const m = /^(?:init-)?r(\d+)[-.]/.exec(name);
-      if (m !== null && Number(m[1]) < run - 1) await rm(join(this.dir, name), { force: true });
+      if (m !== null && Number(m[1]) < run - 1)
+        await rm(join(this.dir, name), { force: true }).catch(() => undefined);
     }
   }
 

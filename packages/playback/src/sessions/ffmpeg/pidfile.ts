@@ -30,8 +30,13 @@ export function writePidfile(dataDir: string, record: PidfileRecord): string {
   return path;
 }
 
+/** Remove a pidfile; never throws (a leftover one is only a stale record for reapOrphans). */
 export function removePidfile(path: string): void {
-  rmSync(path, { force: true });
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // reapOrphans treats it as stale on the next start
+  }
 }
 
 function isRecord(v: unknown): v is PidfileRecord {
