@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
-import { buildFfmpegArgs, describeArgs, runFileNames } from "./ffmpeg-args.js";
+import { buildFfmpegArgs, describeArgs, removeOldRunFiles, runFileNames } from "./ffmpeg-args.js";
 import { createScrubber, keySpellings } from "./secret-scrubber.js";
 
 const KEY = "00112233445566778899aabbccddeeff";
@@ -124,5 +127,34 @@ describe("describeArgs", () => {
     const shown = describeArgs(built.value, createScrubber(keySpellings(KEY)));
     assert.equal(valueAfter(shown, "-i"), "http://127.0.0.1:9/k/[redacted]/a.mpd");
     assert.equal(shown.join(" ").includes(KEY), false);
+  });
+});
+
+describe("removeOldRunFiles", () => {
+  it("deletes runs before the previous one and keeps everything else", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-runs-"));
+    try {
+      const names = [
+        "r0-1.m4s",
+        "init-r0.mp4",
+        "r0-3.m4s.tmp",
+        "r1-5.m4s",
+        "init-r1.mp4",
+        "r2-9.m4s",
+        "index.m3u8",
+        "r10-1.m4s",
+      ];
+      for (const n of names) writeFileSync(join(dir, n), "x");
+      await removeOldRunFiles(dir, 2);
+      assert.deepEqual(readdirSync(dir).sort(), [
+        "index.m3u8",
+        "init-r1.mp4",
+        "r1-5.m4s",
+        "r10-1.m4s",
+        "r2-9.m4s",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

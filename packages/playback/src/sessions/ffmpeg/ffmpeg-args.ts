@@ -1,3 +1,4 @@
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { REDACTED, scrubUrls } from "./secret-scrubber.js";
 
@@ -31,6 +32,19 @@ export function runFileNames(run: number, segmentType: "fmp4" | "mpegts") {
     init: `init-r${run}.mp4`,
     segmentPattern: `r${run}-%d.${segmentType === "fmp4" ? "m4s" : "ts"}`,
   };
+}
+
+/**
+ * Delete the segment and init files of runs before `run - 1` (a player may still be reading
+ * the previous run's last segments). Errors are ignored: a leftover file is only disk space.
+ */
+export async function removeOldRunFiles(dir: string, run: number): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^(?:init-)?r(\d+)[-.]/.exec(name);
+    if (m !== null && Number(m[1]) < run - 1)
+      await rm(join(dir, name), { force: true }).catch(() => undefined);
+  }
 }
 
 const UNSAFE_VALUE = /[\r\n\0]/;

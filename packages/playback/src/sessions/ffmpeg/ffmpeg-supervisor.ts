@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { buildFfmpegArgs, describeArgs, PLAYLIST_NAME } from "./ffmpeg-args.js";
+import { buildFfmpegArgs, describeArgs, PLAYLIST_NAME, removeOldRunFiles } from "./ffmpeg-args.js";
 import { type FfmpegProgress, foldProgressLine } from "./ffmpeg-progress.js";
 import type {
   FfmpegExit,
@@ -152,7 +152,7 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     this.#runs += 1;
     this.#nextRestartAt = null;
     this.#command = describeArgs(built.value, this.#scrub);
-    void this.#removeOldRuns(run);
+    void removeOldRunFiles(this.dir, run);
     const child = spawn(this.#opts.ffmpegPath, built.value, {
       detached: true, // own process group: stop() can kill ffmpeg and anything it starts
       stdio: ["ignore", "pipe", "pipe"],
@@ -278,16 +278,6 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     clearInterval(this.#tick);
     this.#tick = undefined;
     this.#setState("failed");
-  }
-
-  /** Segment and init files of runs before `run - 1` (a player may still read run - 1's). */
-  async #removeOldRuns(run: number): Promise<void> {
-    const names = await readdir(this.dir).catch(() => [] as string[]);
-    for (const name of names) {
-      const m = /^(?:init-)?r(\d+)[-.]/.exec(name);
-      if (m !== null && Number(m[1]) < run - 1)
-        await rm(join(this.dir, name), { force: true }).catch(() => undefined);
-    }
   }
 
   #setState(next: FfmpegSessionState): void {
