@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { buildFfmpegArgs, describeArgs, removeOldRunFiles, runFileNames } from "./ffmpeg-args.js";
+import { createScrubber, keySpellings } from "./secret-scrubber.js";
+
+const KEY = "00112233445566778899aabbccddeeff";
+const valueAfter = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
+
+describe("buildFfmpegArgs", () => {
+  const source = {
+    url: "http://127.0.0.1:9/live/manifest.mpd?token=s3cr3t",
+    headers: { Authorization: "Bearer abcdefgh", "X-Trace": "on" },
+    userAgent: "SVC/1.0",
+    decryptionKey: KEY,
+  };
+  const built = buildFfmpegArgs(source, "/data/sessions/news/3", 0);
+  assert.ok(built.ok);
+  const args = built.value;
+
+  const rows: [string, string, string | undefined][] = [
+    ["input", "-i", source.url],
+    ["user agent", "-user_agent", "SVC/1.0"],
+    [
+      "headers as CRLF-terminated lines",
+      "-headers",
+      "Authorization: Bearer abcdefgh\r\nX-Trace: on\r\n",
+    ],
+    ["ClearKey key", "-cenc_decryption_key", KEY],
+    ["stream copy", "-c", "copy"],
+    ["HLS muxer", "-f", "hls"],
+    ["flags", "-hls_flags", "delete_segments+independent_segments+temp_file"],
+    ["sliding window", "-hls_list_size", "6"],
+    ["rising media sequence", "-hls_start_number_source", "epoch"],
+    ["fMP4 segments", "-hls_segment_type", "fmp4"],
+    ["per-run init name", "-hls_fmp4_init_filename", "init-r0.mp4"],
+    ["per-run segment names", "-hls_segment_filename", "/data/sessions/news/3/r0-%d.m4s"],
+    ["progress on stdout", "-progress", "pipe:1"],
+  ];
+  for (const [name, flag, expected] of rows) {
+    it(name, () => assert.equal(valueAfter(args, flag), expected));
+  }
+  it("input options come before -i and the playlist is last", () => {
+    assert.ok(args.indexOf("-cenc_decryption_key") < args.indexOf("-i"));
+    assert.ok(args.indexOf("-headers") < args.indexOf("-i"));
+    assert.equal(args.at(-1), "/data/sessions/news/3/index.m3u8");
+    assert.ok(args.includes("-nostdin") && args.includes("-sn") && args.includes("-dn"));
+  });
+  it("a restart marks a discontinuity and uses new file names", () => {
+    const r = buildFfmpegArgs(source, "/d", 2, {
+      segmentType: "mpegts",
+      listSize: 4,
+      segmentSeconds: 4,
+    });
+    assert.ok(r.ok);
+    assert.equal(
+      valueAfter(r.value, "-hls_flags"),
+      "delete_segments+independent_segments+temp_file+discont_start",
+    );
+    assert.equal(valueAfter(r.value, "-hls_segment_filename"), "/d/r2-%d.ts");
+    assert.equal(r.value.includes("-hls_fmp4_init_filename"), false);
+    assert.deepEqual(
+      [valueAfter(r.value, "-hls_list_size"), valueAfter(r.value, "-hls_time")],
+      ["4", "4"],
+    );
+    assert.deepEqual(runFileNames(2, "fmp4"), { init: "init-r2.mp4", segmentPattern: "r2-%d.m4s" });
+  });
+  it("a clear source without headers sends none of those options", () => {
+    const r = buildFfmpegArgs({ url: "http://127.0.0.1:9/a.mpd" }, "/d", 0);
+    assert.ok(r.ok);
+    for (const flag of ["-headers", "-user_agent", "-cenc_decryption_key"])
+      assert.equal(r.value.includes(flag), false, flag);
+  });
+  const bad: [string, Parameters<typeof buildFfmpegArgs>[0], string][] = [
+    [
+      "CRLF in a header value",
+      { url: "u", headers: { A: "x\r\nInjected: 1" } },
+      'header "A" cannot be sent',
+    ],
+    [
+      "space in a header name",
+      { url: "u", headers: { "A B": "x" } },
+      'header "A B" cannot be sent',
+    ],
+    ["newline in user agent", { url: "u", userAgent: "a\nb" }, "user_agent cannot be sent"],
+    ["short key", { url: "u", decryptionKey: "abcd" }, "the decryption key must be 32 hex digits"],
+  ];
+  for (const [name, src, error] of bad) {
+    it(`refuses ${name}`, () => {
+      const r = buildFfmpegArgs(src, "/d", 0);
+      assert.deepEqual(r, { ok: false, error });
+      assert.equal(JSON.stringify(r).includes("abcd") && name !== "short key", false);
+    });
+  }
+});
+
+describe("describeArgs", () => {
+  it("redacts the key, header values and URL credentials, and keeps the rest", () => {
+    const built = buildFfmpegArgs(
+      {
+        url: "http://user:pw@127.0.0.1:9/live/a.mpd?token=s3cr3t",
+        headers: { Cookie: "session=abc123", "X-Api-Key": "k" },
+        decryptionKey: KEY,
+      },
+      "/d",
+      0,
+    );
+    assert.ok(built.ok);
+    const shown = describeArgs(built.value);
+    const text = shown.join(" ");
+    for (const secret of [KEY, "session=abc123", "s3cr3t", "pw"])
+      assert.equal(text.includes(secret), false, secret);
+    assert.equal(valueAfter(shown, "-cenc_decryption_key"), "[redacted]");
+    assert.equal(valueAfter(shown, "-headers"), "Cookie: [redacted]\\r\\nX-Api-Key: [redacted]");
+    assert.equal(valueAfter(shown, "-i"), "http://[redacted]@127.0.0.1:9/live/a.mpd?[redacted]");
+    assert.equal(shown.at(-1), "/d/index.m3u8");
+  });
+  it("applies the session scrubber to the rest: a key in a URL path is removed too", () => {
+    const built = buildFfmpegArgs(
+      { url: `http://127.0.0.1:9/k/${KEY}/a.mpd`, decryptionKey: KEY },
+      "/d",
+      0,
+    );
+    assert.ok(built.ok);
+    const shown = describeArgs(built.value, createScrubber(keySpellings(KEY)));
+    assert.equal(valueAfter(shown, "-i"), "http://127.0.0.1:9/k/[redacted]/a.mpd");
+    assert.equal(shown.join(" ").includes(KEY), false);
+  });
+});
+
+describe("removeOldRunFiles", () => {
+  it("deletes runs before the previous one and keeps everything else", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-runs-"));
+    try {
+      const names = [
+        "r0-1.m4s",
+        "init-r0.mp4",
+        "r0-3.m4s.tmp",
+        "r1-5.m4s",
+        "init-r1.mp4",
+        "r2-9.m4s",
+        "index.m3u8",
+        "r10-1.m4s",
+      ];
+      for (const n of names) writeFileSync(join(dir, n), "x");
+      await removeOldRunFiles(dir, 2);
+      assert.deepEqual(readdirSync(dir).sort(), [
+        "index.m3u8",
+        "init-r1.mp4",
+        "r1-5.m4s",
+        "r10-1.m4s",
+        "r2-9.m4s",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { EngineName } from "../../dash/inspection/inspection-model.js";
+import { chooseFfmpegKey } from "./ffmpeg-key.js";
+import { type ReadinessChannel, readiness } from "./readiness.js";
+
+type Ch = ReadinessChannel & { engine?: EngineName };
+const ch = (id: string, ingress: "hls" | "dash", engine?: EngineName, disabled = false): Ch => ({
+  id,
+  ingress,
+  disabled,
+  ...(engine ? { engine } : {}),
+});
+const up = { ok: true as const, version: "5.1.9" };
+const down = { ok: false as const, reason: "cannot run ffmpeg (ENOENT)" };
+
+describe("readiness", () => {
+  const rows: [string, Ch[], typeof up | typeof down, 200 | 503][] = [
+    ["no channels, ffmpeg missing", [], down, 200],
+    ["HLS only, ffmpeg missing", [ch("a", "hls")], down, 200],
+    ["DASH native, ffmpeg missing", [ch("a", "dash", "native")], down, 200],
+    ["DASH not yet resolved, ffmpeg missing", [ch("a", "dash")], down, 200],
+    [
+      "DASH on ffmpeg, ffmpeg missing",
+      [ch("a", "hls"), ch("news-hd", "dash", "ffmpeg")],
+      down,
+      503,
+    ],
+    ["disabled DASH on ffmpeg, ffmpeg missing", [ch("b", "dash", "ffmpeg", true)], down, 200],
+    ["DASH on ffmpeg, ffmpeg runnable", [ch("news-hd", "dash", "ffmpeg")], up, 200],
+  ];
+  for (const [name, channels, status, expected] of rows) {
+    it(name, () => {
+      const r = readiness(channels, (c) => c.engine, status);
+      assert.equal(r.status, expected);
+      if (r.status === 200) assert.deepEqual(r.body, { status: "ready" });
+      else {
+        assert.deepEqual(Object.keys(r.body.error), ["code", "message"]);
+        assert.equal(r.body.error.code, "not_ready");
+        assert.equal(
+          r.body.error.message.includes("news-hd"),
+          false,
+          "no channel id on a public endpoint",
+        );
+      }
+    });
+  }
+});
+
+describe("chooseFfmpegKey", () => {
+  const A = "0123456789abcdef0123456789abcdef";
+  const B = "fedcba9876543210fedcba9876543210";
+  const K1 = "11111111111111111111111111111111";
+  const K2 = "22222222222222222222222222222222";
+  const rows: [
+    string,
+    { encrypted: boolean; kids: string[] },
+    Record<string, string>,
+    Record<string, string>,
+    string | undefined,
+    string | undefined,
+  ][] = [
+    ["clear source", { encrypted: false, kids: [] }, {}, { [A]: K1 }, undefined, undefined],
+    [
+      "global key by KID",
+      { encrypted: true, kids: [A] },
+      {},
+      { [A.toUpperCase()]: K1 },
+      K1,
+      undefined,
+    ],
+    [
+      "channel key overrides global",
+      { encrypted: true, kids: [A] },
+      { [A]: K2 },
+      { [A]: K1 },
+      K2,
+      undefined,
+    ],
+    ["no declared KID, one key", { encrypted: true, kids: [] }, {}, { [B]: K1 }, K1, undefined],
+    [
+      "no declared KID, two keys",
+      { encrypted: true, kids: [] },
+      { [A]: K1 },
+      { [B]: K2 },
+      undefined,
+      "several keys",
+    ],
+    [
+      "missing KID",
+      { encrypted: true, kids: [A] },
+      {},
+      { [B]: K1 },
+      undefined,
+      `no key is configured for KID ${A}`,
+    ],
+    [
+      "two KIDs, one key",
+      { encrypted: true, kids: [A, B] },
+      {},
+      { [A]: K1, [B]: K1 },
+      K1,
+      undefined,
+    ],
+    [
+      "two KIDs, two keys",
+      { encrypted: true, kids: [A, B] },
+      {},
+      { [A]: K1, [B]: K2 },
+      undefined,
+      "2 different keys",
+    ],
+  ];
+  for (const [name, source, channel, global, key, error] of rows) {
+    it(name, () => {
+      const r = chooseFfmpegKey(source, channel, global);
+      if (error === undefined) assert.deepEqual(r, { ok: true, value: key });
+      else {
+        assert.equal(r.ok, false);
+        assert.ok(!r.ok && r.error.includes(error), JSON.stringify(r));
+        assert.equal(JSON.stringify(r).includes(K1) || JSON.stringify(r).includes(K2), false);
+      }
+    });
+  }
+});
