@@ -41,10 +41,14 @@ describe("upstream signer", () => {
   const { segment, sig } = split(signer.sign("ch1", target));
   const flip = (s: string, i: number) =>
     s.slice(0, i) + (s[i] === "A" ? "B" : "A") + s.slice(i + 1);
+  const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  // 32 bytes in 43 characters: the last character's two low bits carry no data.
+  const respell = (s: string) => s.slice(0, -1) + ALPHABET[ALPHABET.indexOf(s.at(-1)!) ^ 1];
   const tampered: [string, string, string, string | undefined][] = [
     ["another channel", "ch2", segment, sig],
     ["a changed target", "ch1", flip(segment, 3), sig],
     ["a changed sig", "ch1", segment, flip(sig, 5)],
+    ["another spelling of the same sig bytes", "ch1", segment, respell(sig)],
     ["a truncated sig", "ch1", segment, sig.slice(0, -2)],
     ["a missing sig", "ch1", segment, undefined],
     ["an empty sig", "ch1", segment, ""],

@@ -53,8 +53,9 @@ export function createUpstreamSigner(key: Buffer): UpstreamSigner {
       const target = Buffer.from(encoded, "base64url").toString("utf8");
       // Re-encoding must give the same text: rejects padding, stray bits and bad UTF-8.
       if (Buffer.from(target, "utf8").toString("base64url") !== encoded) return undefined;
-      const expected = mac(channelId, target);
-      const given = Buffer.from(sig, "base64url");
+      // Text comparison: a different spelling of the same bytes is a changed URL (403).
+      const expected = Buffer.from(mac(channelId, target).toString("base64url"), "latin1");
+      const given = Buffer.from(sig, "latin1");
       const equal = given.length === expected.length && timingSafeEqual(given, expected);
       if (!equal) return undefined;
       if ((dot === -1 ? "" : segment.slice(dot)) !== targetExtension(target)) return undefined;

@@ -40,8 +40,10 @@ export function createViewerLeases(key: Buffer, ttlMs = LEASE_TTL_MS): ViewerLea
   const verify = (channelId: string, presented: string): string | undefined => {
     const m = LEASE.exec(presented);
     if (m === null) return undefined;
-    const given = Buffer.from(m[2]!, "base64url");
-    const expected = mac(channelId, m[1]!);
+    // Compare the text, not the decoded bytes: base64url has several spellings of
+    // the same bytes (stray low bits in the last character), and only ours is valid.
+    const given = Buffer.from(m[2]!, "latin1");
+    const expected = Buffer.from(mac(channelId, m[1]!).toString("base64url"), "latin1");
     return given.length === expected.length && timingSafeEqual(given, expected) ? m[1] : undefined;
   };
   const live = (channelId: string, now: number): Map<string, number> => {
