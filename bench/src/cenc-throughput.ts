@@ -2,7 +2,7 @@
  * Decryption throughput of the streaming patcher (box parse + decrypt + moof rewrite),
  * one core, against ffmpeg's CPU time on the same bytes.
  *
- *   npm run bench            # or: node dist-bench/bench/cenc-throughput.js [passes]
+ *   npx tsc -p bench && node bench/dist/cenc-throughput.js [passes=10] [chunkBytes=65536]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -10,18 +10,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { createDecryptStream } from "../packages/playback/dist/cenc/decrypt-stream.js";
-import { encryptFile } from "../packages/playback/dist/cenc/testing/fragment-encryptor.js";
+import { createDecryptStream } from "../../packages/playback/dist/cenc/decrypt-stream.js";
+import { encryptFile } from "../../packages/playback/dist/cenc/testing/fragment-encryptor.js";
 import {
   syntheticFragments,
   syntheticInit,
-} from "../packages/playback/dist/cenc/testing/synthetic-media.js";
+} from "../../packages/playback/dist/cenc/testing/synthetic-media.js";
 import {
   configFor,
   RECIPES,
   TEST_KEY,
   TEST_KID,
-} from "../packages/playback/dist/cenc/testing/vector-configs.js";
+} from "../../packages/playback/dist/cenc/testing/vector-configs.js";
 
 const PASSES = Number(process.argv[2] ?? 10);
 const CHUNK = Number(process.argv[3] ?? 64 * 1024);
