@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import type { CencScheme } from "./sample-decrypt.js";
+import { type CencScheme, decryptSampleInPlace } from "./sample-decrypt.js";
 import { NATIVE_CTR_MIN, SampleDecryptor } from "./sample-decryptor.js";
 import { SliceOutput } from "./slice-output.js";
 import { encryptSampleReference } from "./testing/reference-cipher.js";
@@ -119,4 +119,41 @@ describe("streaming sample decryption over arbitrary slices", () => {
     encryptSampleReference(enc, 0, 64, spec);
     assert.deepEqual(streamSample(enc, "cbcs", spec, [20, 5, 5, 34]), data);
   });
+});
+
+describe("batches larger than the batch limit", () => {
+  for (const [scheme, crypt, skip, size] of [
+    ["cbc1", 0, 0, 200_000],
+    ["cbcs", 1, 9, 900_000],
+    ["cens", 1, 9, 900_000],
+    ["cenc", 0, 0, 1_000],
+  ] as Array<[CencScheme, number, number, number]>) {
+    it(`${scheme}: a ${size}-byte sample decrypts in place and sliced`, () => {
+      const data = Buffer.alloc(size);
+      for (let i = 0; i < size; i++) data[i] = (i * 131 + (i >> 9)) & 0xff;
+      const spec = {
+        scheme,
+        key: KEY,
+        iv: Buffer.alloc(16, 7),
+        subsamples: [5, size - 5],
+        crypt,
+        skip,
+      };
+      const enc = Buffer.from(data);
+      encryptSampleReference(enc, 0, size, spec);
+      const inPlace = Buffer.from(enc);
+      const r = decryptSampleInPlace(inPlace, 0, size, {
+        scheme,
+        key: KEY,
+        iv: spec.iv,
+        subsamples: spec.subsamples,
+        cryptByteBlock: crypt,
+        skipByteBlock: skip,
+      });
+      assert.ok(r.ok);
+      assert.ok(inPlace.equals(data), "in place");
+      assert.ok(streamSample(enc, scheme, spec, [size]).equals(data), "one slice");
+      assert.ok(streamSample(enc, scheme, spec, [65_531, 17]).equals(data), "many slices");
+    });
+  }
 });

@@ -16,9 +16,6 @@ export interface SampleOutput {
   hold(at: number): void;
 }
 
-/** Batches larger than this run before taking more work, to stay cache-sized. */
-export const BATCH_LIMIT = 64 * 1024;
-
 /** Output into the input buffer itself (the buffer API's in-place decryption). */
 export class InPlaceOutput implements SampleOutput {
   private data: Buffer = Buffer.alloc(0);
@@ -30,7 +27,9 @@ export class InPlaceOutput implements SampleOutput {
   }
 
   batchFor(key: Buffer, mode: BatchMode): EcbBatch {
-    if (!this.batch.accepts(key, mode) || this.batch.bytes > BATCH_LIMIT) this.finish();
+    // No size limit here: a CBC job reads its predecessor block from the input, which a
+    // run would already have overwritten in place. One sample bounds the batch.
+    if (!this.batch.accepts(key, mode)) this.finish();
     return this.batch;
   }
 

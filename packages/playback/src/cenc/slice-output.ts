@@ -1,8 +1,10 @@
 import { type BatchMode, EcbBatch } from "./ecb-batch.js";
-import { BATCH_LIMIT, type SampleOutput } from "./sample-output.js";
+import type { SampleOutput } from "./sample-output.js";
 
 /** Room before position 0 of the work buffer for bytes held back from the previous slice (< one AES block). */
 const PREFIX = 16;
+/** Batches larger than this run before taking more work, to stay cache-sized. */
+const BATCH_LIMIT = 64 * 1024;
 /** A clear gap this short is copied to keep one output piece; a longer one is passed through as is. */
 const GAP_COPY = 512;
 
