@@ -22,6 +22,11 @@ function ecb(key: Buffer, mode: BatchMode): Cipher | Decipher {
   return c;
 }
 
+/** The 16-byte counter block `block` as four big-endian 32-bit words, for {@link EcbBatch.addCtr}. */
+export function counterWords(block: Buffer, into: Uint32Array): void {
+  for (let i = 0; i < 4; i++) into[i] = block.readUInt32BE(4 * i);
+}
+
 function view(b: Buffer): DataView {
   return new DataView(b.buffer, b.byteOffset, b.length);
 }
@@ -67,9 +72,9 @@ export class EcbBatch {
 
   /**
    * Queues CTR decryption of `len` bytes at `pos`, which sit `ksPos` bytes into the
-   * keystream of the 16-byte `counter` block.
+   * keystream of a counter block given as four big-endian 32-bit words (see {@link counterWords}).
    */
-  addCtr(key: Buffer, pos: number, len: number, counter: Buffer, ksPos: number): void {
+  addCtr(key: Buffer, pos: number, len: number, counter: Uint32Array, ksPos: number): void {
     this.key = key;
     this.mode = "ctr";
     this.lastChain = -1;
@@ -78,14 +83,14 @@ export class EcbBatch {
     const blocks = Math.ceil((skip + len) / 16);
     const base = this.reserve(blocks * 16);
     const v = this.inputView;
-    const h0 = counter.readInt32BE(0);
-    const h1 = counter.readInt32BE(4);
-    const hi = counter.readUInt32BE(8);
-    const lo = counter.readUInt32BE(12) + first;
+    const h0 = counter[0] as number;
+    const h1 = counter[1] as number;
+    const hi = counter[2] as number;
+    const lo = (counter[3] as number) + first;
     for (let b = 0, q = base; b < blocks; b++, q += 16) {
       const low = lo + b;
-      v.setInt32(q, h0);
-      v.setInt32(q + 4, h1);
+      v.setUint32(q, h0);
+      v.setUint32(q + 4, h1);
       // §10.1: the block counter is the low 64 bits and wraps there.
       v.setUint32(q + 8, (hi + Math.floor(low / 0x100000000)) >>> 0);
       v.setUint32(q + 12, low >>> 0);

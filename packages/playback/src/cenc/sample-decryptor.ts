@@ -1,13 +1,16 @@
+import { createDecipheriv, type Decipher } from "node:crypto";
 import { type Failure, fail } from "../mp4/parse-result.js";
 import { Ctr64 } from "./ctr64.js";
+import { counterWords } from "./ecb-batch.js";
 import { cryptRunBytes, skipRunBytes } from "./pattern-runs.js";
 import type { SampleCipher } from "./sample-decrypt.js";
 import type { SampleOutput } from "./sample-output.js";
 
 /**
- * cenc samples with at least this many protected bytes get a native AES-CTR decipher of
- * their own, whose output goes downstream as is; smaller ones (audio) share batched ECB
- * keystream, which saves a cipher set-up per sample.
+ * Samples without a crypt:skip pattern (cenc, cbc1, whole-block cens/cbcs) that have at
+ * least this many protected bytes get a native AES-CTR or AES-CBC decipher of their own,
+ * whose output goes downstream as is; smaller ones (audio) and patterned samples share
+ * batched ECB work, which saves a cipher set-up per sample or subsample.
  */
 export const NATIVE_CTR_MIN = 2048;
 
@@ -15,6 +18,7 @@ export const NATIVE_CTR_MIN = 2048;
 const NATIVE_CTR = 0;
 const BATCH_CTR = 1;
 const BATCH_CBC = 2;
+const NATIVE_CBC = 3;
 
 let chains = 0;
 
@@ -43,8 +47,11 @@ export class SampleDecryptor {
   private inCrypt = false;
   private cryptNext = true;
   private ctr: Ctr64 | null = null;
+  /** NATIVE_CBC: the current chain's decipher, created at its first encrypted block. */
+  private cbc: Decipher | null = null;
   private ksPos = 0;
   private readonly counter = Buffer.alloc(16);
+  private readonly words = new Uint32Array(4);
   /** The chain's last ciphertext block (or IV) when it is not at `src[prevAt]` of the current slice. */
   private readonly prev = Buffer.alloc(16);
   private prevAt = -1;
@@ -103,14 +110,17 @@ export class SampleDecryptor {
     this.crypt = scheme === "cens" || scheme === "cbcs" ? c.cryptByteBlock : 0;
     this.skip = scheme === "cens" || scheme === "cbcs" ? c.skipByteBlock : 0;
     this.restartPerSubsample = scheme === "cbcs";
-    if (scheme === "cenc" && protectedBytes >= NATIVE_CTR_MIN) {
-      this.method = NATIVE_CTR;
-      this.ctr = new Ctr64(c.key, this.counter);
-    } else {
-      this.method = scheme === "cenc" || scheme === "cens" ? BATCH_CTR : BATCH_CBC;
-    }
+    const ctrFamily = scheme === "cenc" || scheme === "cens";
+    // §9.6: no pattern (0:0, or a zero crypt or skip count) means whole blocks, one long run.
+    const long =
+      (scheme === "cenc" || this.crypt === 0 || this.skip === 0) &&
+      protectedBytes >= NATIVE_CTR_MIN;
+    if (ctrFamily) this.method = long ? NATIVE_CTR : BATCH_CTR;
+    else this.method = long ? NATIVE_CBC : BATCH_CBC;
+    if (this.method === NATIVE_CTR) this.ctr = new Ctr64(c.key, this.counter);
+    if (this.method === BATCH_CTR) counterWords(this.counter, this.words);
     // §10.2: cbc1 runs one chain over the sample; §10.4: cbcs restarts it at each subsample.
-    if (this.method === BATCH_CBC) this.newChain();
+    if (!ctrFamily) this.newChain();
     return null;
   }
 
@@ -182,6 +192,15 @@ export class SampleDecryptor {
     this.counter.copy(this.prev, 0, 0, 16);
     this.prevAt = -1;
     this.chain = ++chains;
+    this.cbc = null;
+  }
+
+  private chainDecipher(): Decipher {
+    if (!this.cbc) {
+      this.cbc = createDecipheriv("aes-128-cbc", this.key, this.counter);
+      this.cbc.setAutoPadding(false);
+    }
+    return this.cbc;
   }
 
   /** Decrypts `n` bytes of a crypt run at `src[p]`; the feed ends at `to`. */
@@ -190,13 +209,21 @@ export class SampleDecryptor {
       out.piece(p, p + n, (this.ctr as Ctr64).update(src.subarray(p, p + n)));
       return;
     }
+    if (this.method === NATIVE_CBC) {
+      // CBC runs are whole blocks; only the end of a slice can cut one.
+      const whole = n - (n % 16);
+      if (whole > 0)
+        out.piece(p, p + whole, this.chainDecipher().update(src.subarray(p, p + whole)));
+      if (whole < n) this.holdBack(src, p + whole, p + n, out);
+      return;
+    }
     if (!this.claimed) {
       // Pattern runs are short: claim the rest of the feed once rather than run by run.
       out.claim(p, to);
       this.claimed = true;
     }
     if (this.method === BATCH_CTR) {
-      out.batchFor(this.key, "ctr").addCtr(this.key, p, n, this.counter, this.ksPos);
+      out.batchFor(this.key, "ctr").addCtr(this.key, p, n, this.words, this.ksPos);
       this.ksPos += n;
       return;
     }
@@ -208,11 +235,14 @@ export class SampleDecryptor {
       else batch.addCbc(this.key, p, src, p, whole, this.prev, 0, this.chain);
       this.prevAt = p + whole - 16;
     }
-    if (whole < n) {
-      src.copy(this.carry, 0, p + whole, p + n);
-      this.carryLen = n - whole;
-      out.hold(p + whole);
-    }
+    if (whole < n) this.holdBack(src, p + whole, p + n, out);
+  }
+
+  /** Keeps `src[from, to)`, the start of a CBC block cut by the slice end. */
+  private holdBack(src: Buffer, from: number, to: number, out: SampleOutput): void {
+    src.copy(this.carry, 0, from, to);
+    this.carryLen = to - from;
+    out.hold(from);
   }
 
   /** Completes a held CBC block from the start of a new slice; returns the new position. */
@@ -227,6 +257,11 @@ export class SampleDecryptor {
       return end;
     }
     this.carryLen = 0;
+    if (this.method === NATIVE_CBC) {
+      // The block's first bytes were held back from the previous slice: it starts before 0.
+      out.piece(end - 16, end, this.chainDecipher().update(this.carry));
+      return end;
+    }
     out.claim(end - 16, to);
     this.claimed = true;
     out
