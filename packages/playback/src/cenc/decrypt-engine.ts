@@ -3,7 +3,8 @@ import { type Failure, fail, ok, type Result } from "../mp4/parse-result.js";
 import { type PlannedSample, planFragment } from "./fragment-plan.js";
 import { decryptInit } from "./init-decrypt.js";
 import type { KeyTable } from "./kid.js";
-import { decryptSampleInPlace } from "./sample-decrypt.js";
+import { SampleDecryptor } from "./sample-decryptor.js";
+import { SliceOutput } from "./slice-output.js";
 import type { DecryptContext } from "./track-protection.js";
 
 /** Options of a {@link DecryptEngine}. */
@@ -22,44 +23,55 @@ type Mode =
   | { kind: "drop"; remaining: number }
   | { kind: "mdat"; remaining: number };
 
-interface Assembly {
-  buf: Buffer;
-  filled: number;
-  sample: PlannedSample;
-}
-
 /** Boxes removed from the output because their byte ranges no longer hold after moofs shrink. */
 const DROPPED = new Set(["sidx"]);
-const EMPTY = Buffer.alloc(0);
 
 /**
  * Incremental decryptor: feed input chunks in order, get clear output pieces back.
  *
- * It buffers only a `moov`/`moof` (bounded by `maxBoxBytes`), the current input chunk,
- * and at most one sample that straddles chunk boundaries. The mdat keeps its size;
- * each moof shrinks by the encryption boxes removed. `sidx` boxes are dropped because
- * their referenced sizes change.
+ * It buffers only a `moov`/`moof` (bounded by `maxBoxBytes`) and, inside an mdat, at
+ * most 15 bytes: the start of a CBC block cut by a chunk end. Samples are decrypted as
+ * their bytes arrive; clear bytes go out as views of the input chunk and CTR output as
+ * the cipher returns it, so mdat payload is not copied. The mdat keeps its size; each
+ * moof shrinks by the encryption boxes removed. `sidx` boxes are dropped because their
+ * referenced sizes change.
  */
 export class DecryptEngine {
   private readonly keys: KeyTable;
   private readonly maxBoxBytes: number;
   private context: DecryptContext | undefined;
   private mode: Mode = { kind: "header" };
-  private held: Buffer = Buffer.alloc(0);
+  private held: Buffer = EMPTY;
+  /** Bytes of `held` filled so far while buffering a box. */
+  private filled = 0;
   private inputPos = 0;
   private removed = 0;
   private boxStart = 0;
   private plan: { moofStart: number; samples: PlannedSample[] } | null = null;
   private samples: PlannedSample[] = [];
+  /** Sample offsets minus this give positions in the current mdat payload. */
+  private payloadRel = 0;
   private next = 0;
   private payloadPos = 0;
-  private assembly: Assembly | null = null;
+  /** Whether `decryptor` is inside samples[next]. */
+  private active = false;
+  private readonly decryptor = new SampleDecryptor();
+  private readonly output = new SliceOutput();
   private failure: Failure | null = null;
 
   constructor(options: DecryptOptions) {
     this.keys = options.keys;
     this.context = options.context;
     this.maxBoxBytes = options.maxBoxBytes ?? 16 * 1024 * 1024;
+  }
+
+  /**
+   * Input bytes held inside the engine: a partly received `moov`/`moof`/box header, or
+   * inside an mdat the start of a cut cipher block (never more than 15 bytes).
+   */
+  get bufferedBytes(): number {
+    const box = this.mode.kind === "buffer" ? this.filled : this.held.length;
+    return box + this.output.heldBytes;
   }
 
   /** Consumes `chunk`; returns the output it completes (possibly none), or the first error. */
@@ -87,10 +99,10 @@ export class DecryptEngine {
       m.kind === "mdat" &&
       m.remaining === Number.POSITIVE_INFINITY &&
       this.next >= this.samples.length &&
-      !this.assembly
+      !this.active
     )
       return ok([]);
-    if (m.kind !== "header" || this.held.length > 0)
+    if (m.kind !== "header" || this.held.length > 0 || this.active)
       return this.stop(fail(m.kind === "buffer" ? m.type : "mdat", "input ends inside a box"));
     if (this.plan) return this.stop(fail("moof", "moof without a following mdat"));
     return ok([]);
@@ -108,9 +120,10 @@ export class DecryptEngine {
       case "header":
         return this.readHeader(chunk, at, out);
       case "buffer": {
-        const take = Math.min(m.size - this.held.length, chunk.length - at);
-        this.held = Buffer.concat([this.held, chunk.subarray(at, at + take)]);
-        if (this.held.length === m.size) {
+        const take = Math.min(m.size - this.filled, chunk.length - at);
+        chunk.copy(this.held, this.filled, at, at + take);
+        this.filled += take;
+        if (this.filled === m.size) {
           const r = this.finishBox(m.type, out);
           if (r) return r;
         }
@@ -148,7 +161,7 @@ export class DecryptEngine {
     const consumed = peek.headerSize - this.held.length;
     this.boxStart = this.inputPos - this.held.length;
     const header = probe.subarray(0, peek.headerSize);
-    this.held = Buffer.alloc(0);
+    this.held = EMPTY;
     const size = peek.size;
     if (peek.type === "moov" || peek.type === "moof" || DROPPED.has(peek.type)) {
       if (size === null || size > this.maxBoxBytes)
@@ -164,7 +177,9 @@ export class DecryptEngine {
         if (size === peek.headerSize) this.mode = { kind: "header" };
         return at + consumed;
       }
-      this.held = Buffer.from(header);
+      // The size is bounded by maxBoxBytes above, so the box buffer is allocated once.
+      this.held = Buffer.allocUnsafe(size);
+      this.filled = header.copy(this.held, 0);
       this.mode = { kind: "buffer", type: peek.type, size };
       return at + consumed;
     }
@@ -183,7 +198,8 @@ export class DecryptEngine {
 
   private finishBox(type: string, out: Buffer[]): Failure | null {
     const box = this.held;
-    this.held = Buffer.alloc(0);
+    this.held = EMPTY;
+    this.filled = 0;
     this.mode = { kind: "header" };
     if (type === "moov") {
       const r = decryptInit(box);
@@ -214,6 +230,7 @@ export class DecryptEngine {
     this.samples = [];
     this.next = 0;
     this.payloadPos = 0;
+    this.active = false;
     if (!this.plan) return null;
     // Sample offsets are relative to the moof; re-base them onto this mdat's payload.
     const payloadRel = this.boxStart + headerSize - this.plan.moofStart;
@@ -223,8 +240,9 @@ export class DecryptEngine {
         return this.stop(
           fail("trun", `sample data at ${s.offset}+${s.size} lies outside the mdat`),
         );
-      this.samples.push({ offset: o, size: s.size, cipher: s.cipher });
     }
+    this.samples = this.plan.samples;
+    this.payloadRel = payloadRel;
     this.plan = null;
     return null;
   }
@@ -234,13 +252,13 @@ export class DecryptEngine {
     // Empty samples at the very end of the payload have no bytes to arrive; still check their maps.
     for (
       let s = this.samples[this.next];
-      s && s.size === 0 && !this.assembly;
+      s && s.size === 0 && !this.active;
       s = this.samples[++this.next]
     ) {
-      const r = decryptSampleInPlace(EMPTY, 0, 0, s.cipher);
-      if (!r.ok) return this.stop(r);
+      const r = this.decryptor.begin(s.cipher, 0);
+      if (r) return this.stop(r);
     }
-    if (this.assembly || this.next < this.samples.length)
+    if (this.active || this.next < this.samples.length)
       return this.stop(fail("mdat", "mdat ended before all samples"));
     return pos;
   }
@@ -250,42 +268,40 @@ export class DecryptEngine {
     const start = this.payloadPos;
     const len = input.length;
     this.payloadPos += len;
-    if (this.next >= this.samples.length && !this.assembly) {
+    const samples = this.samples;
+    if (!this.active && this.next >= samples.length) {
       out.push(input);
       return null;
     }
-    const work = Buffer.from(input);
-    let emitFrom = 0;
-    const asm = this.assembly;
-    if (asm) {
-      const take = Math.min(asm.sample.size - asm.filled, len);
-      work.copy(asm.buf, asm.filled, 0, take);
-      asm.filled += take;
-      emitFrom = take;
-      if (asm.filled < asm.sample.size) return null;
-      const r = decryptSampleInPlace(asm.buf, 0, asm.sample.size, asm.sample.cipher);
-      if (!r.ok) return this.stop(r);
-      out.push(asm.buf);
-      this.assembly = null;
-      this.next++;
-    }
-    while (this.next < this.samples.length) {
-      const s = this.samples[this.next] as PlannedSample;
-      const rel = s.offset - start;
-      if (rel >= len) break;
-      if (rel + s.size <= len) {
-        const r = decryptSampleInPlace(work, rel, s.size, s.cipher);
-        if (!r.ok) return this.stop(r);
-        this.next++;
+    const dec = this.decryptor;
+    const output = this.output;
+    output.begin(input, out);
+    let p = 0;
+    while (p < len) {
+      if (this.active) {
+        const end = Math.min(p + dec.left, len);
+        dec.feed(input, p, end, output);
+        p = end;
+        if (dec.left === 0) {
+          this.active = false;
+          this.next++;
+        }
         continue;
       }
-      if (rel > emitFrom) out.push(work.subarray(emitFrom, rel));
-      const buf = Buffer.allocUnsafe(s.size);
-      work.copy(buf, 0, rel, len);
-      this.assembly = { buf, filled: len - rel, sample: s };
-      return null;
+      const s = samples[this.next];
+      if (!s) break;
+      const rel = s.offset - this.payloadRel - start;
+      if (rel >= len) break;
+      const r = dec.begin(s.cipher, s.size);
+      if (r) return this.stop(r);
+      // Bytes between samples pass through untouched.
+      p = rel;
+      if (s.size === 0) this.next++;
+      else this.active = true;
     }
-    if (emitFrom < len) out.push(emitFrom === 0 ? work : work.subarray(emitFrom));
+    output.finish();
     return null;
   }
 }
+
+const EMPTY = Buffer.alloc(0);

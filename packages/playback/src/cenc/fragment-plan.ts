@@ -23,6 +23,7 @@ export interface FragmentPlan {
   samples: PlannedSample[];
 }
 
+const NO_KEY: Buffer = Buffer.alloc(0);
 const SCHEMES = new Set<string>(["cenc", "cens", "cbc1", "cbcs"]);
 const PIFF_SENC_UUID = "a2394f525a9b4f14a2446c427c648df4";
 
@@ -147,6 +148,9 @@ function planTraf(
       );
     }
   }
+  // Samples share a few parameter sets: resolve each one's key once.
+  let keyParams: CryptoParams | null = null;
+  let key = NO_KEY;
   for (let i = 0; i < count; i++) {
     const p = params[i] as CryptoParams;
     const range = ranges[i] as { offset: number; size: number };
@@ -155,9 +159,11 @@ function planTraf(
     if (p.perSampleIvSize > 0 && !a) raise("senc", "protected samples without senc or saiz/saio");
     const iv = p.perSampleIvSize > 0 ? (a as SampleAux).iv : p.constantIv;
     if (!iv || iv.length === 0) raise("tenc", "IV size 0 without a constant IV");
-    const kid = kidHex(p.kid);
-    const key = keys.get(kid);
-    if (!key) raise("tenc", `no key for KID ${kid}`);
+    if (p !== keyParams) {
+      const kid = kidHex(p.kid);
+      key = keys.get(kid) ?? raise("tenc", `no key for KID ${kid}`);
+      keyParams = p;
+    }
     into.push({
       offset: range.offset,
       size: range.size,
