@@ -20,6 +20,12 @@ export interface GatewayProcess {
   stop(): Promise<number | null>;
 }
 
+/** Every gateway a test started and has not stopped: killed if the test process exits first. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+process.once("exit", () => {
+  for (const proc of running) proc.kill("SIGKILL");
+});
+
 export function binaryPath(build: Build): string {
   return join(repoRoot, "apps", `gateway-${build}`, "dist", "main.js");
 }
@@ -51,6 +57,8 @@ export async function startGateway(
     env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  running.add(proc);
+  proc.once("exit", () => running.delete(proc));
   let out = "";
   let err = "";
   proc.stdout.setEncoding("utf8").on("data", (d: string) => {

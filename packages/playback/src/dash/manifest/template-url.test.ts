@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compileTemplate, expandTemplate, type TemplateValues } from "./template-url.js";
+
+const values: TemplateValues = {
+  representationId: "v1",
+  bandwidth: 800000,
+  number: 42,
+  time: 90000n,
+  subNumber: 3,
+};
+
+describe("expandTemplate: identifiers and %0Nd widths (ISO/IEC 23009-1 5.3.9.4.4)", () => {
+  const cases: [string, TemplateValues, string][] = [
+    ["$RepresentationID$/$Number$.m4s", values, "v1/42.m4s"],
+    ["$Number%05d$.m4s", values, "00042.m4s"],
+    ["$Number%01d$.m4s", values, "42.m4s"],
+    ["$Time$.m4s", values, "90000.m4s"],
+    ["$Time%012d$.m4s", values, "000000090000.m4s"],
+    ["$Bandwidth$-$Bandwidth%09d$", values, "800000-000800000"],
+    ["$RepresentationID%05d$", values, "000v1"],
+    ["$SubNumber$-$SubNumber%03d$", values, "3-003"],
+    ["cost$$$Number$$$.m4s", values, "cost$42$.m4s"],
+    ["$$$$", values, "$$"],
+    ["no-identifiers.m4s", values, "no-identifiers.m4s"],
+    // $Time$ above 2^53 must not lose digits.
+    ["t=$Time$", { ...values, time: 9_007_199_254_740_993n }, "t=9007199254740993"],
+    ["t=$Time%020d$", { ...values, time: 18_446_744_073_709_551_615n }, "t=18446744073709551615"],
+    ["n=$Number%03d$", { ...values, number: 123456n }, "n=123456"],
+  ];
+  for (const [tpl, v, want] of cases) {
+    it(`${tpl} -> ${want}`, () => {
+      const c = compileTemplate(tpl);
+      assert.ok(c.ok);
+      assert.equal(expandTemplate(c.value, v), want);
+    });
+  }
+});
+
+describe("compileTemplate: invalid templates are errors", () => {
+  const cases: [string, RegExp][] = [
+    ["$Number", /unterminated/],
+    ["$Nmber$", /unknown template identifier/],
+    ["$Number%5d$", /unknown template identifier/],
+    ["$Number%05x$", /unknown template identifier/],
+    ["$Number$_$Time$", /both/],
+  ];
+  for (const [tpl, message] of cases) {
+    it(tpl, () => {
+      const c = compileTemplate(tpl, "SegmentTemplate");
+      assert.equal(c.ok, false);
+      if (!c.ok) {
+        assert.equal(c.error.element, "SegmentTemplate");
+        assert.match(c.error.message, message);
+      }
+    });
+  }
+  it("records which identifiers a template uses", () => {
+    const c = compileTemplate("$RepresentationID$/$Time$");
+    assert.ok(c.ok);
+    assert.deepEqual([...c.value.uses].sort(), ["RepresentationID", "Time"]);
+  });
+});
