@@ -142,7 +142,8 @@ function countListed(dir: string): number {
   }
   const timeline = /<SegmentTimeline>([\s\S]*?)<\/SegmentTimeline>/.exec(text)?.[1] ?? "";
   let n = 0;
-  for (const m of timeline.matchAll(/<S ([^>]*)\/>/g)) n += 1 + Number(/r="(\d+)"/.exec(m[1]!)?.[1] ?? 0);
+  for (const m of timeline.matchAll(/<S ([^>]*)\/>/g))
+    n += 1 + Number(/r="(\d+)"/.exec(m[1]!)?.[1] ?? 0);
   return n;
 }
 
