@@ -11,7 +11,7 @@ export {
 } from "./sessions/dash-local-ingress.js";
 export type { EngineChoice } from "./sessions/engine-choice.js";
 export type { Packager, PackagerContext, PackagerFactory } from "./sessions/packager.js";
-export type { SessionMode, SessionStatus } from "./sessions/runtime-session.js";
+export type { SessionMode, SessionStatus, StallTimings } from "./sessions/runtime-session.js";
 export {
   createSessionManager,
   type SessionManager,

@@ -35,6 +35,8 @@ export interface DashLiveSource {
   readonly ffmpeg: ChildProcess;
   /** Resolves once the MPD lists at least `segments` media segments per Representation. */
   waitForSegments(segments: number, timeoutMs?: number): Promise<void>;
+  /** Kills ffmpeg only: the origin keeps serving what was written (a stalled source). */
+  killEncoder(): Promise<void>;
   /** Kills ffmpeg, closes the origin and removes the directory. */
   stop(): Promise<void>;
 }
@@ -115,17 +117,21 @@ export async function startDashLiveSource(
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    killEncoder: () => killProcess(ffmpeg),
     async stop() {
-      if (ffmpeg.exitCode === null && ffmpeg.signalCode === null) {
-        const exited = new Promise((r) => ffmpeg.once("exit", r));
-        ffmpeg.kill("SIGKILL");
-        await exited;
-      }
+      await killProcess(ffmpeg);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function killProcess(p: ChildProcess): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return;
+  const exited = new Promise((r) => p.once("exit", r));
+  p.kill("SIGKILL");
+  await exited;
 }
 
 function width(height: number): number {

@@ -25,18 +25,27 @@ export interface SessionStatus {
   readonly packager: (PackagerCounters & { readonly bytes_held: number }) | null;
 }
 
+/** Stall detection thresholds (defaults below; tests shorten them). */
+export interface StallTimings {
+  /** No part or segment for this long moves a running session to `stalled`. */
+  readonly stallAfterMs: number;
+  /** Stalled this long: the packager is restarted (a new generation). */
+  readonly restartStalledAfterMs: number;
+}
+
+export const DEFAULT_STALL_TIMINGS: StallTimings = {
+  stallAfterMs: 8_000,
+  restartStalledAfterMs: 45_000,
+};
+
 export interface SessionDeps {
   readonly engines: SessionEngines;
+  readonly timings: StallTimings;
   nextGeneration(): string;
   sourceUrl(channel: Channel): string | undefined;
   headers(channel: Channel): Record<string, string>;
   log(event: string, fields: Record<string, unknown>): void;
 }
-
-/** No part or segment for this long moves a running session to `stalled`. */
-export const STALL_AFTER_MS = 8_000;
-/** Stalled this long: the packager is restarted (a new generation). */
-export const RESTART_STALLED_AFTER_MS = 45_000;
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
@@ -185,13 +194,14 @@ export class RuntimeSession {
     const p = this.packager;
     if (!p?.isReady) return;
     const quiet = now - p.lastProgressMs;
-    if (this.state === "running" && quiet > STALL_AFTER_MS) {
+    const { stallAfterMs, restartStalledAfterMs } = this.deps.timings;
+    if (this.state === "running" && quiet > stallAfterMs) {
       this.stalledSince = now;
       this.error("no new media from the source");
       this.setState("stalled");
-    } else if (this.state === "stalled" && quiet <= STALL_AFTER_MS) {
+    } else if (this.state === "stalled" && quiet <= stallAfterMs) {
       this.setState("running");
-    } else if (this.state === "stalled" && now - this.stalledSince > RESTART_STALLED_AFTER_MS) {
+    } else if (this.state === "stalled" && now - this.stalledSince > restartStalledAfterMs) {
       void this.restart("source stalled");
     }
   }

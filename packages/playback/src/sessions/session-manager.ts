@@ -8,7 +8,13 @@ import {
 } from "../dash/segmenter/fragment-transform.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
 import type { PackagerFactory, SessionEngines } from "./packager.js";
-import { RuntimeSession, type SessionMode, type SessionStatus } from "./runtime-session.js";
+import {
+  DEFAULT_STALL_TIMINGS,
+  RuntimeSession,
+  type SessionMode,
+  type SessionStatus,
+  type StallTimings,
+} from "./runtime-session.js";
 import type { SessionState } from "./session-states.js";
 
 export interface SessionManagerOptions {
@@ -20,6 +26,8 @@ export interface SessionManagerOptions {
   /** The ffmpeg compatibility engine (issue 6); without it `engine: ffmpeg` sessions fail. */
   readonly ffmpegEngine?: PackagerFactory;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
+  readonly stallTimings?: StallTimings;
 }
 
 /** Answer of {@link SessionManager.warmup}, shaped for `POST …/warmup` (202 `{state}`). */
@@ -79,6 +87,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
   };
   const deps = {
     engines,
+    timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
     nextGeneration: () => (generationCounter++).toString(36),
     sourceUrl: (c: Channel) => resolveChannelSource(c, o.catalog),
     headers: channelRequestHeaders,
