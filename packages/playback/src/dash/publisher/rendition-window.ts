@@ -91,10 +91,14 @@ export class RenditionWindow {
 
   setMap(index: number, bytes: Buffer): void {
     this.maps.set(index, bytes);
-    // Only maps still referenced stay in memory.
+    this.pruneMaps(index);
+  }
+
+  /** Only init sections still referenced (and the newest one) stay in memory. */
+  private pruneMaps(newest: number): void {
     const used = new Set(this.segments.map((s) => s.mapIndex));
     if (this.pending) used.add(this.pending.mapIndex);
-    used.add(index);
+    used.add(newest);
     for (const k of [...this.maps.keys()]) if (!used.has(k)) this.maps.delete(k);
   }
 
@@ -134,6 +138,7 @@ export class RenditionWindow {
     this.segments.push(seg);
     this.nextMsnHint = p.msn + 1;
     while (this.segments.length > this.opts.maxSegments) this.segments.shift();
+    this.pruneMaps(p.mapIndex);
     this.discontinuitySequence = discontinuitySequence;
     this.touch();
     return seg;
