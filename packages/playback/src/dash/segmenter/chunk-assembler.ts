@@ -20,6 +20,8 @@ export class ChunkAssembler {
   /** Offset (within the pending bytes) of the next box header to read. */
   private next = 0;
   private sawMoof = false;
+  /** Pending byte count at which the box being waited for is complete (no work before). */
+  private waitFor = 0;
   /** Bytes of the segment seen so far. */
   total = 0;
 
@@ -32,6 +34,10 @@ export class ChunkAssembler {
     this.pendingBytes += data.length;
     if (this.pendingBytes > this.maxChunkBytes)
       return fail("moof", `CMAF chunk larger than ${this.maxChunkBytes} bytes`);
+    // Small pieces of a large mdat: nothing to cut until the box is complete, so do
+    // not join (copy) the pending pieces on every push.
+    if (this.pendingBytes < this.waitFor) return ok([]);
+    this.waitFor = 0;
     const out: Buffer[] = [];
     let buf = this.pending.length === 1 ? data : Buffer.concat(this.pending, this.pendingBytes);
     for (;;) {
@@ -40,7 +46,10 @@ export class ChunkAssembler {
       if (head.kind === "invalid") return fail("file", head.message);
       if (head.size === null)
         return fail(head.type, "box size 0 (to end of file) in a live segment");
-      if (buf.length - this.next < head.size) break;
+      if (buf.length - this.next < head.size) {
+        this.waitFor = this.next + head.size;
+        break;
+      }
       const end = this.next + head.size;
       if (head.type === "moof") {
         if (this.sawMoof) return fail("moof", "moof follows a moof without an mdat");
