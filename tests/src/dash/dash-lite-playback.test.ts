@@ -190,6 +190,10 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     assert.ok(["styp", "prft", "moof"].includes(head), head);
     assert.ok(Buffer.from(hinted.bytes).includes("moof"));
     assert.ok(Buffer.from(hinted.bytes).includes("mdat"));
+    // Streamed while written, it is byte for byte the part the playlist then lists.
+    const listed = await get(`${base}a0-${h.msn}.${h.part}.m4s?token=${token}`);
+    assert.equal(listed.status, 200);
+    assert.deepEqual(Buffer.from(hinted.bytes), Buffer.from(listed.bytes));
     const ahead = await requestJson(`${base}a0-${h.msn + 1}.3.m4s?token=${token}`);
     assert.equal(ahead.status, 503);
     assert.equal(ahead.body.error.code, "unavailable");

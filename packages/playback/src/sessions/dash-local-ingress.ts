@@ -162,19 +162,75 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   ): Promise<Response> {
     let f = window.partFile(msn, index);
     if (f.kind === "future" && window.isHinted(msn, index)) {
-      // RFC 8216bis 6.2.6: a preload-hinted part is answered once it exists.
-      const pub = session.packager?.publication;
+      // RFC 8216bis 6.2.6: a preload-hinted part is answered as soon as it is being
+      // written, its bytes streamed as they arrive (clear content), else once complete.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
-      while (f.kind === "future" && pub && session.packager?.publication === pub) {
+      while (
+        f.kind === "future" &&
+        session.packager?.publication?.windows.get(window.name) === window
+      ) {
+        if (window.growingPart(msn, index) !== undefined)
+          return streamPart(c, session, window, msn, index, deadline, signal);
         const left = deadline - Date.now();
         if (left <= 0 || signal.aborted) break;
-        await pub.nextChange(left, signal);
+        await window.nextGrowth(Math.min(left, 1000));
         f = window.partFile(msn, index);
       }
     }
     if (f.kind === "bytes") return media(c, session, window, f.bytes);
     if (f.kind === "future") throw new GatewayError("unavailable", "part not ready yet");
     throw new GatewayError("not_found", "part left the window");
+  }
+
+  /** Streams a part while it is written; ends with its last byte (or errors if it is abandoned). */
+  function streamPart(
+    c: Context<AppEnv>,
+    session: RuntimeSession,
+    window: RenditionWindow,
+    msn: number,
+    index: number,
+    deadline: number,
+    signal: AbortSignal,
+  ): Response {
+    let sent = 0;
+    const send = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Buffer) => {
+      if (bytes.length <= sent) return;
+      const fresh = new Uint8Array(bytes.subarray(sent));
+      sent = bytes.length;
+      count(session, fresh.length);
+      controller.enqueue(fresh);
+    };
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        for (;;) {
+          const done = window.partFile(msn, index);
+          if (done.kind === "bytes") {
+            send(controller, done.bytes);
+            controller.close();
+            return;
+          }
+          const growing = window.growingPart(msn, index);
+          if (growing === undefined || done.kind === "gone") {
+            controller.error(new Error("part abandoned"));
+            return;
+          }
+          const total = growing.reduce((n, b) => n + b.length, 0);
+          if (total > sent) {
+            send(controller, Buffer.concat(growing, total));
+            return;
+          }
+          if (signal.aborted || Date.now() > deadline) {
+            controller.error(new Error("part not completed in time"));
+            return;
+          }
+          await window.nextGrowth(Math.min(1000, Math.max(1, deadline - Date.now())));
+        }
+      },
+    });
+    return c.body(stream, 200, {
+      "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
+      "Cache-Control": IMMUTABLE,
+    });
   }
 
   function media(

@@ -69,6 +69,9 @@ export class RenditionWindow {
   ended = false;
   discontinuitySequence = 0;
   private nextMsnHint: number | undefined;
+  /** The part being received, for streaming a preload-hinted part as it is written. */
+  private growing: { msn: number; part: number; bytes: () => readonly Buffer[] } | undefined;
+  private growListeners = new Set<() => void>();
   private readonly opts: RenditionWindowOptions;
   private cache = new Map<string, string>();
 
@@ -112,12 +115,53 @@ export class RenditionWindow {
   addPart(part: WindowPart): void {
     this.pending?.parts.push(part);
     this.touch();
+    this.grew();
+  }
+
+  /**
+   * More bytes of the part in progress arrived (clear content only: the bytes are final
+   * as they arrive). `bytes` returns the part's bytes so far.
+   */
+  growPart(bytes: () => readonly Buffer[]): void {
+    const p = this.pending;
+    if (!p) return;
+    this.growing = { msn: p.msn, part: p.parts.length, bytes };
+    this.grew();
+  }
+
+  private grew(): void {
+    const list = [...this.growListeners];
+    this.growListeners.clear();
+    for (const l of list) l();
+  }
+
+  /** The bytes received so far of part `part` of segment `msn`, while it is being written. */
+  growingPart(msn: number, part: number): readonly Buffer[] | undefined {
+    const g = this.growing;
+    if (!g || g.msn !== msn || g.part !== part || this.pending?.msn !== msn) return undefined;
+    if (this.pending.parts.length !== part) return undefined;
+    return g.bytes();
+  }
+
+  /** Resolves on the next byte arrival or part publication (or after `ms`). */
+  nextGrowth(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.growListeners.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.growListeners.add(done);
+    });
   }
 
   /** Closes the segment in progress; its parts become views into one buffer. */
   complete(discontinuitySequence: number, programDateTimeMs?: number): WindowSegment | undefined {
     const p = this.pending;
     this.pending = undefined;
+    this.growing = undefined;
+    this.grew();
     if (!p || p.parts.length === 0) return undefined;
     const bytes = Buffer.concat(p.parts.map((x) => x.bytes));
     let offset = 0;
@@ -147,6 +191,8 @@ export class RenditionWindow {
   /** The source ended (static MPD): EXT-X-ENDLIST. */
   end(): void {
     this.pending = undefined;
+    this.growing = undefined;
+    this.grew();
     this.ended = true;
     this.touch();
   }

@@ -10,7 +10,7 @@ import {
 } from "../manifest/sequence-tracker.js";
 import type { RenditionWindow } from "../publisher/rendition-window.js";
 import { ChunkAssembler } from "../segmenter/chunk-assembler.js";
-import type { FragmentTransform } from "../segmenter/fragment-transform.js";
+import { type FragmentTransform, IDENTITY_TRANSFORM } from "../segmenter/fragment-transform.js";
 import type { SelectionPreferences } from "../selection/representation-choice.js";
 import type { PackagerCounters } from "./packager-counters.js";
 import {
@@ -261,6 +261,8 @@ async function pumpSegment(
         failure = `segment ${s.number} ${r.error.box}: ${r.error.message}`;
         break;
       }
+      // Clear content is final as it arrives: a preload-hinted part can stream it.
+      const streamable = o.transform === IDENTITY_TRANSFORM;
       for (const chunk of r.value) {
         const t = o.transform.chunk(chunk);
         if (!t.ok) {
@@ -291,6 +293,8 @@ async function pumpSegment(
         o.onProgress("part");
       }
       if (failure !== undefined) break;
+      if (streamable && assembler.inProgress().length > 0)
+        o.window.growPart(() => assembler.inProgress());
     }
     if (failure === undefined) {
       const end = assembler.end();

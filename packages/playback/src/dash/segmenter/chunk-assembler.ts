@@ -71,6 +71,11 @@ export class ChunkAssembler {
     return ok(out);
   }
 
+  /** Bytes of the chunk in progress received so far (views, not copies). */
+  inProgress(): readonly Buffer[] {
+    return this.pending;
+  }
+
   /** The segment ended: any bytes left over are a truncated chunk. */
   end(): Result<void> {
     if (this.pendingBytes > 0)
