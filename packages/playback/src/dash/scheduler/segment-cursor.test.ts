@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FFMPEG_LIVE_MPD } from "../manifest/fixtures/ffmpeg-live-mpd.js";
+import { MULTI_PERIOD_MPD } from "../manifest/fixtures/hand-written-mpds.js";
 import type { Mpd } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
 import { type CursorPosition, nextSegment } from "./segment-cursor.js";
@@ -62,5 +63,59 @@ describe("nextSegment over ffmpeg's live MPD (SegmentTimeline + $Number%05d$)", 
     const fixed: Mpd = { ...mpd, type: "static", mediaPresentationDuration: 4 };
     const n = nextSegment({ ...base, mpd: fixed, role: { kind: "video" }, last: at(2, 25600n) });
     assert.equal(n.kind, "ended");
+  });
+});
+
+describe("nextSegment across a Period change", () => {
+  const multi = parseMpd(MULTI_PERIOD_MPD, { url: "https://cdn.example.com/x.mpd" });
+  assert.ok(multi.ok);
+  const input = {
+    mpd: multi.value,
+    prefs: {},
+    nowMs: 0,
+    clockOffsetMs: 0,
+    startAtSec: undefined,
+    role: { kind: "video" } as const,
+  };
+  it("walks the first Period's timeline (r=-1 up to the next S@t, then the Period end)", () => {
+    const seen: number[] = [];
+    let last: CursorPosition | undefined;
+    for (;;) {
+      const n = nextSegment({ ...input, last });
+      if (n.kind !== "segment" || n.period.id !== "one") break;
+      seen.push(n.segment.number);
+      const s = n.segment;
+      last = { ...s, duration: s.duration };
+    }
+    assert.deepEqual(seen, [100, 101, 102, 103, 104]);
+  });
+  it("continues with the next Period's first segment and its own representation", () => {
+    const last: CursorPosition = {
+      periodId: "one",
+      periodStart: 0,
+      number: 104,
+      time: 12000n,
+      duration: 1000n,
+      timescale: 1000,
+    };
+    const n = nextSegment({ ...input, last });
+    assert.equal(n.kind, "segment");
+    if (n.kind !== "segment") return;
+    assert.equal(n.period.id, "two");
+    assert.equal(n.representation.id, "7");
+    assert.equal(n.segment.number, 1);
+    assert.equal(n.segment.url, "https://cdn.example.com/content/p2/7/000000000000.m4s");
+    assert.equal(n.predicted, false);
+  });
+  it("ends after the last segment of the last Period (static MPD)", () => {
+    const last: CursorPosition = {
+      periodId: "two",
+      periodStart: 8,
+      number: 3,
+      time: 8n,
+      duration: 4n,
+      timescale: 1,
+    };
+    assert.equal(nextSegment({ ...input, last }).kind, "ended");
   });
 });
