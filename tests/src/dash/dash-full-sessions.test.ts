@@ -31,6 +31,8 @@ describe("DASH sessions through the full binary (on demand, autostart, idle stop
         dash("od", { source_url: src.mpdUrl }),
         dash("always", { source_url: src.mpdUrl, autostart: true, on_demand: false }),
         dash("manual", { source_url: src.mpdUrl, on_demand: false }),
+        // Loopback but not in security.allowed_hosts: the egress guard refuses it.
+        dash("refused", { source_url: "http://127.0.0.2:9/live.mpd" }),
       ],
     });
   });
@@ -58,6 +60,13 @@ describe("DASH sessions through the full binary (on demand, autostart, idle stop
       src.requests.some((x) => x.headers["user-agent"] === "agent-manual"),
       false,
     );
+  });
+
+  it("answers 503 not_ready for a channel whose session failed (source refused)", async () => {
+    const r = await requestJson(`${gw.url}/v1/play/refused/index.m3u8`);
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error.code, "not_ready");
+    assert.equal(r.headers.get("retry-after"), "2");
   });
 
   it("plays 10 s with ffmpeg through the full binary", async () => {

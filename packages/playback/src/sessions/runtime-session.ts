@@ -213,7 +213,8 @@ export class RuntimeSession {
       if (this.packager?.isReady && (this.state === "running" || this.state === "stalled"))
         return true;
       const left = deadline - Date.now();
-      if (left <= 0 || signal?.aborted || this.state === "stopping") return false;
+      // A failed session answers at once (503); its restart is already scheduled.
+      if (left <= 0 || signal?.aborted || this.stopping() || this.state === "failed") return false;
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(t);

@@ -115,7 +115,14 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     const now = Date.now();
     for (const [id, s] of sessions) {
       const channel = o.catalog.get(id);
-      if (!channel || channel.disabled || channel.ingress !== "dash") {
+      // Removed, disabled or edited (new revision): stop; the next play request starts
+      // a session with the channel as it is now.
+      if (
+        !channel ||
+        channel.disabled ||
+        channel.ingress !== "dash" ||
+        channel.revision !== s.channel.revision
+      ) {
         void stop(id);
         continue;
       }
