@@ -12,6 +12,7 @@ import type { GatewayConfig } from "@svc/core/config";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { createDashLocalIngress, createSessionManager } from "@svc/playback/dash-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -67,6 +68,13 @@ export async function composeFull(
     accounts: ctx.accounts,
   });
   const egress = egressFromConfig(config);
+  // DASH channels: runtime sessions of the native packaging engine (issue 5).
+  const sessions = createSessionManager({
+    config,
+    catalog: ctx.channels,
+    egress,
+    log: (event, fields) => log.info(fields, event),
+  });
   const playback = createPlaybackRuntime({
     config,
     catalog: ctx.channels,
@@ -74,6 +82,7 @@ export async function composeFull(
     build: "full",
     signingKey: resolveUrlSigningKey(config, "full"),
     publicBaseUrl,
+    localIngress: createDashLocalIngress({ sessions, stats: () => playback.stats }),
   });
   playbackStats = () => playback.stats.snapshot();
 
@@ -93,7 +102,11 @@ export async function composeFull(
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
-    shutdown: async () => egress.close(),
+    started: () => sessions.startAutostart(),
+    shutdown: async () => {
+      await sessions.close();
+      await egress.close();
+    },
     afterClose: () => state.close(),
   };
 }

@@ -12,6 +12,7 @@ import type { GatewayConfig } from "@svc/core/config";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { createDashLocalIngress, createSessionManager } from "@svc/playback/dash-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -70,6 +71,13 @@ export function composeLite({
     }),
   );
   const egress = egressFromConfig(config);
+  // DASH channels: runtime sessions of the native packaging engine (issue 5).
+  const sessions = createSessionManager({
+    config,
+    catalog,
+    egress,
+    log: (event, fields) => log.info(fields, event),
+  });
   const playback = createPlaybackRuntime({
     config,
     catalog,
@@ -77,7 +85,15 @@ export function composeLite({
     build: "lite",
     signingKey: resolveUrlSigningKey(config, "lite"),
     publicBaseUrl: () => config.server.public_base_url,
+    localIngress: createDashLocalIngress({ sessions, stats: () => playback.stats }),
   });
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
-  return { app, shutdown: () => egress.close() };
+  return {
+    app,
+    started: () => sessions.startAutostart(),
+    shutdown: async () => {
+      await sessions.close();
+      await egress.close();
+    },
+  };
 }

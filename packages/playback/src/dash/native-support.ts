@@ -1,0 +1,89 @@
+import type { Mpd, Period, Representation } from "./manifest/mpd-model.js";
+import type { RenditionRole } from "./scheduler/segment-cursor.js";
+import type {
+  FragmentTransform,
+  FragmentTransformFactory,
+} from "./segmenter/fragment-transform.js";
+import {
+  type Selection,
+  type SelectionPreferences,
+  selectRepresentations,
+} from "./selection/representation-choice.js";
+
+/** One rendition the native engine will publish. */
+export interface PlannedRendition {
+  /** File-name stem: `v0` for the video, `a0`, `a1`, … for the audio renditions. */
+  readonly name: string;
+  readonly role: RenditionRole;
+  readonly representation: Representation;
+  readonly transform: FragmentTransform;
+}
+
+/**
+ * Whether the native engine can package this MPD, and how. `reason` is what the engine
+ * choice reports as `fallback_reason` when `engine: auto` has to use the ffmpeg
+ * compatibility engine instead (and what the DASH probe shows as the compatibility
+ * reason).
+ */
+export type NativeSupport =
+  | {
+      readonly ok: true;
+      readonly period: Period;
+      readonly selection: Selection;
+      readonly renditions: readonly PlannedRendition[];
+    }
+  | { readonly ok: false; readonly reason: string };
+
+/** The Period that is live at `serverNowMs` (the first one for a static MPD). */
+export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined {
+  if (mpd.type === "static" || mpd.availabilityStartTime === undefined) return mpd.periods[0];
+  const elapsed = (serverNowMs - mpd.availabilityStartTime) / 1000;
+  let current = mpd.periods[0];
+  for (const p of mpd.periods) if (p.start <= elapsed) current = p;
+  return current;
+}
+
+/**
+ * Checks what the native engine needs: segment addressing by SegmentTemplate, at least
+ * one video or audio representation, and a fragment transform for every rendition (clear
+ * content, or decryption when issue 6 wires it).
+ */
+export function inspectNativeSupport(
+  mpd: Mpd,
+  serverNowMs: number,
+  prefs: SelectionPreferences,
+  transforms: FragmentTransformFactory,
+  channelId: string,
+): NativeSupport {
+  const period = currentPeriod(mpd, serverNowMs);
+  if (!period) return { ok: false, reason: "MPD has no Period" };
+  const selection = selectRepresentations(period, prefs);
+  const chosen: { name: string; role: RenditionRole; representation: Representation }[] = [];
+  if (selection.video)
+    chosen.push({
+      name: "v0",
+      role: { kind: "video" },
+      representation: selection.video.representation,
+    });
+  for (const [i, a] of selection.audio.entries()) {
+    chosen.push({
+      name: `a${i}`,
+      role: { kind: "audio", index: i },
+      representation: a.representation,
+    });
+  }
+  if (chosen.length === 0) return { ok: false, reason: "no video or audio representation" };
+  const renditions: PlannedRendition[] = [];
+  for (const c of chosen) {
+    if (c.representation.addressing.kind !== "template") {
+      return {
+        ok: false,
+        reason: `representation ${c.representation.id}: ${c.representation.addressing.reason}`,
+      };
+    }
+    const t = transforms({ channelId, representation: c.representation });
+    if (!t.ok) return { ok: false, reason: `representation ${c.representation.id}: ${t.reason}` };
+    renditions.push({ ...c, transform: t.transform });
+  }
+  return { ok: true, period, selection, renditions };
+}

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { validateMediaPlaylist } from "./playlist-validator.js";
+import { QUERY_MARK, RenditionWindow } from "./rendition-window.js";
+
+const part = (n: number, independent = false) => ({
+  bytes: Buffer.alloc(n, n),
+  durationSec: 0.5,
+  independent,
+});
+
+function windowWith(segments: number, maxSegments = 10): RenditionWindow {
+  const w = new RenditionWindow({
+    name: "v0",
+    generation: "g1",
+    maxSegments,
+    targetDurationSec: 2,
+  });
+  w.setMap(0, Buffer.from("init"));
+  w.partTargetSec = 0.5;
+  for (let msn = 10; msn < 10 + segments; msn++) {
+    w.begin(msn, false, 0);
+    for (let i = 0; i < 4; i++) w.addPart(part(msn + i, i === 0));
+    w.complete(0, 1_700_000_000_000 + (msn - 10) * 2000);
+  }
+  return w;
+}
+
+describe("RenditionWindow", () => {
+  it("renders an LL-HLS playlist with parts, the pending segment and a preload hint", () => {
+    const w = windowWith(3);
+    w.begin(13, false, 0);
+    w.addPart(part(1, true));
+    const text = w.render(undefined, [{ uri: "a0.m3u8", lastMsn: 13, lastPart: 0 }]);
+    assert.deepEqual(validateMediaPlaylist(text.replaceAll(QUERY_MARK, "")), []);
+    assert.match(text, /#EXT-X-MEDIA-SEQUENCE:10\n/);
+    assert.match(
+      text,
+      /#EXT-X-PART:DURATION=0\.500,URI="v0-13\.0\.m4s\?g=g1\u0001",INDEPENDENT=YES\n/,
+    );
+    assert.match(text, /#EXT-X-PRELOAD-HINT:TYPE=PART,URI="v0-13\.1\.m4s\?g=g1\u0001"\n/);
+    assert.match(text, /#EXT-X-RENDITION-REPORT:URI="a0.m3u8",LAST-MSN=13,LAST-PART=0\n/);
+    assert.deepEqual(w.edge().lastPart, { msn: 13, index: 0 });
+    assert.equal(w.isHinted(13, 1), true);
+    assert.equal(w.isHinted(13, 2), false);
+  });
+
+  it("serves segments and parts as views of one buffer, and says what is future or gone", () => {
+    const w = windowWith(2);
+    const seg = w.segmentFile(11);
+    assert.equal(seg.kind, "bytes");
+    const p2 = w.partFile(11, 2);
+    assert.equal(p2.kind, "bytes");
+    if (seg.kind === "bytes" && p2.kind === "bytes") {
+      assert.equal(seg.bytes.length, 11 + 12 + 13 + 14);
+      assert.equal(p2.bytes.buffer, seg.bytes.buffer);
+      assert.deepEqual([...p2.bytes], Array(13).fill(13));
+    }
+    assert.equal(w.segmentFile(12).kind, "future");
+    assert.equal(w.partFile(12, 0).kind, "future");
+    assert.equal(w.segmentFile(9).kind, "gone");
+    assert.equal(w.partFile(11, 4).kind, "gone");
+  });
+
+  it("keeps at most maxSegments segments and only the init sections still used", () => {
+    const w = windowWith(6, 4);
+    assert.deepEqual(
+      w.segments.map((s) => s.msn),
+      [12, 13, 14, 15],
+    );
+    w.setMap(1, Buffer.from("init-2"));
+    w.begin(16, true, 1);
+    w.addPart(part(3, true));
+    w.complete(0);
+    for (let msn = 17; msn < 21; msn++) {
+      w.begin(msn, false, 1);
+      w.addPart(part(3, true));
+      w.complete(0);
+    }
+    assert.deepEqual([...w.maps.keys()], [1]);
+    assert.equal(w.bytesHeld(), 4 * 3 + "init-2".length);
+  });
+
+  it("re-renders after every change and shares the text until then", () => {
+    const w = windowWith(2);
+    const a = w.render(undefined, []);
+    assert.equal(w.render(undefined, []), a);
+    w.begin(12, false, 0);
+    w.addPart(part(5, true));
+    assert.notEqual(w.render(undefined, []), a);
+  });
+});

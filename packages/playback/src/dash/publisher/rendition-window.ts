@@ -1,0 +1,327 @@
+import type { PlaylistEdge } from "./delivery-directives.js";
+import {
+  type MediaPlaylistInput,
+  type PublishedPart,
+  type PublishedSegment,
+  type RenditionReport,
+  renderMediaPlaylistWithFacts,
+} from "./media-playlist.js";
+
+/** Stands for the per-request query (credential, viewer lease) in cached playlist text. */
+export const QUERY_MARK = "\u0001";
+
+/** One CMAF chunk published as a Partial Segment (RFC 8216bis 4.4.4.9). */
+export interface WindowPart {
+  readonly bytes: Buffer;
+  readonly durationSec: number;
+  readonly independent: boolean;
+}
+
+export interface WindowSegment {
+  readonly msn: number;
+  readonly durationSec: number;
+  readonly discontinuity: boolean;
+  readonly mapIndex: number;
+  readonly programDateTimeMs?: number;
+  /** The whole segment; parts are views into it. */
+  readonly bytes: Buffer;
+  readonly parts: readonly WindowPart[];
+}
+
+interface PendingSegment {
+  readonly msn: number;
+  readonly discontinuity: boolean;
+  readonly mapIndex: number;
+  readonly parts: WindowPart[];
+}
+
+export interface RenditionWindowOptions {
+  /** File-name stem: `v0`, `a0`, … */
+  readonly name: string;
+  /** Publication generation carried as `g` in every URI. */
+  readonly generation: string;
+  /** Complete segments kept (and served) at most. */
+  readonly maxSegments: number;
+  /** Fixed once from MPD@maxSegmentDuration (RFC 8216bis 6.2.1: it may not change). */
+  readonly targetDurationSec: number;
+}
+
+/** What a `live/{file}` lookup finds. */
+export type WindowFile =
+  | { readonly kind: "bytes"; readonly bytes: Buffer }
+  | { readonly kind: "future" }
+  | { readonly kind: "gone" };
+
+/**
+ * The published state of one rendition: init sections, a bounded window of complete
+ * segments (with their parts), the parts of the segment being written, and the media
+ * playlist rendered from them. Memory is bounded by `maxSegments` segments plus the
+ * segment in progress.
+ */
+export class RenditionWindow {
+  readonly name: string;
+  readonly generation: string;
+  readonly maps = new Map<number, Buffer>();
+  segments: WindowSegment[] = [];
+  pending: PendingSegment | undefined;
+  /** Set once the engine decides the packaging mode; undefined: no parts are published. */
+  partTargetSec: number | undefined;
+  ended = false;
+  discontinuitySequence = 0;
+  private nextMsnHint: number | undefined;
+  /** The part being received, for streaming a preload-hinted part as it is written. */
+  private growing: { msn: number; part: number; bytes: () => readonly Buffer[] } | undefined;
+  private growListeners = new Set<() => void>();
+  private readonly opts: RenditionWindowOptions;
+  private cache = new Map<string, string>();
+
+  constructor(opts: RenditionWindowOptions) {
+    this.opts = opts;
+    this.name = opts.name;
+    this.generation = opts.generation;
+  }
+
+  get targetDurationSec(): number {
+    return this.opts.targetDurationSec;
+  }
+
+  uri(kind: "segment" | "part" | "map", a: number, b = 0): string {
+    const g = `?g=${this.generation}${QUERY_MARK}`;
+    if (kind === "map") return `${this.name}-init-${a}.mp4${g}`;
+    if (kind === "segment") return `${this.name}-${a}.m4s${g}`;
+    return `${this.name}-${a}.${b}.m4s${g}`;
+  }
+
+  setMap(index: number, bytes: Buffer): void {
+    this.maps.set(index, bytes);
+    this.pruneMaps(index);
+  }
+
+  /** Only init sections still referenced (and the newest one) stay in memory. */
+  private pruneMaps(newest: number): void {
+    const used = new Set(this.segments.map((s) => s.mapIndex));
+    if (this.pending) used.add(this.pending.mapIndex);
+    used.add(newest);
+    for (const k of [...this.maps.keys()]) if (!used.has(k)) this.maps.delete(k);
+  }
+
+  /** Announces the segment being written (its parts follow with {@link addPart}). */
+  begin(msn: number, discontinuity: boolean, mapIndex: number): void {
+    this.pending = { msn, discontinuity, mapIndex, parts: [] };
+    this.nextMsnHint = msn;
+    this.touch();
+  }
+
+  addPart(part: WindowPart): void {
+    this.pending?.parts.push(part);
+    this.touch();
+    this.grew();
+  }
+
+  /**
+   * More bytes of the part in progress arrived (clear content only: the bytes are final
+   * as they arrive). `bytes` returns the part's bytes so far.
+   */
+  growPart(bytes: () => readonly Buffer[]): void {
+    const p = this.pending;
+    if (!p) return;
+    this.growing = { msn: p.msn, part: p.parts.length, bytes };
+    this.grew();
+  }
+
+  private grew(): void {
+    const list = [...this.growListeners];
+    this.growListeners.clear();
+    for (const l of list) l();
+  }
+
+  /** The bytes received so far of part `part` of segment `msn`, while it is being written. */
+  growingPart(msn: number, part: number): readonly Buffer[] | undefined {
+    const g = this.growing;
+    if (!g || g.msn !== msn || g.part !== part || this.pending?.msn !== msn) return undefined;
+    if (this.pending.parts.length !== part) return undefined;
+    return g.bytes();
+  }
+
+  /** Resolves on the next byte arrival or part publication (or after `ms`). */
+  nextGrowth(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.growListeners.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.growListeners.add(done);
+    });
+  }
+
+  /** Closes the segment in progress; its parts become views into one buffer. */
+  complete(discontinuitySequence: number, programDateTimeMs?: number): WindowSegment | undefined {
+    const p = this.pending;
+    this.pending = undefined;
+    this.growing = undefined;
+    this.grew();
+    if (!p || p.parts.length === 0) return undefined;
+    const bytes = Buffer.concat(p.parts.map((x) => x.bytes));
+    let offset = 0;
+    const parts = p.parts.map((x) => {
+      const view = bytes.subarray(offset, offset + x.bytes.length);
+      offset += x.bytes.length;
+      return { bytes: view, durationSec: x.durationSec, independent: x.independent };
+    });
+    const seg: WindowSegment = {
+      msn: p.msn,
+      durationSec: parts.reduce((s, x) => s + x.durationSec, 0),
+      discontinuity: p.discontinuity,
+      mapIndex: p.mapIndex,
+      bytes,
+      parts,
+      ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
+    };
+    this.segments.push(seg);
+    this.nextMsnHint = p.msn + 1;
+    while (this.segments.length > this.opts.maxSegments) this.segments.shift();
+    this.pruneMaps(p.mapIndex);
+    this.discontinuitySequence = discontinuitySequence;
+    this.touch();
+    return seg;
+  }
+
+  /** The source ended (static MPD): EXT-X-ENDLIST. */
+  end(): void {
+    this.pending = undefined;
+    this.growing = undefined;
+    this.grew();
+    this.ended = true;
+    this.touch();
+  }
+
+  private touch(): void {
+    this.cache.clear();
+  }
+
+  get lastMsn(): number {
+    return this.segments.at(-1)?.msn ?? -1;
+  }
+
+  /** The newest part: of the segment in progress, else the last part of the last segment. */
+  lastPart(): { msn: number; index: number } | undefined {
+    if (this.partTargetSec === undefined) return undefined;
+    if (this.pending && this.pending.parts.length > 0)
+      return { msn: this.pending.msn, index: this.pending.parts.length - 1 };
+    const last = this.segments.at(-1);
+    return last ? { msn: last.msn, index: last.parts.length - 1 } : undefined;
+  }
+
+  edge(): PlaylistEdge {
+    const lastPart = this.lastPart();
+    return {
+      lastMsn: this.lastMsn,
+      ...(lastPart ? { lastPart } : {}),
+      partCountOf: (msn) => this.segments.find((s) => s.msn === msn)?.parts.length,
+      ...(this.partTargetSec === undefined ? {} : { partTargetSec: this.partTargetSec }),
+      endList: this.ended,
+    };
+  }
+
+  report(): RenditionReport {
+    const lp = this.lastPart();
+    // RFC 8216bis 4.4.5.4: LAST-MSN/LAST-PART of the newest segment or part.
+    return {
+      uri: `${this.name}.m3u8`,
+      lastMsn: lp?.msn ?? this.lastMsn,
+      ...(lp ? { lastPart: lp.index } : {}),
+    };
+  }
+
+  /**
+   * The media playlist with {@link QUERY_MARK} where each request's query goes; rendered
+   * once per change of the window (or of the sibling reports) and shared by all requests.
+   */
+  render(skip: "YES" | "v2" | undefined, reports: readonly RenditionReport[]): string {
+    const key = `${skip ?? ""}|${reports.map((r) => `${r.uri}:${r.lastMsn}:${r.lastPart}`).join()}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) return hit;
+    const segments: PublishedSegment[] = this.segments.map((s) => ({
+      msn: s.msn,
+      durationSec: s.durationSec,
+      uri: this.uri("segment", s.msn),
+      discontinuity: s.discontinuity,
+      mapUri: this.uri("map", s.mapIndex),
+      ...(s.programDateTimeMs === undefined ? {} : { programDateTimeMs: s.programDateTimeMs }),
+      ...(this.partTargetSec === undefined ? {} : { parts: this.publishedParts(s.msn, s.parts) }),
+    }));
+    const firstMap = this.segments[0]?.mapIndex ?? this.pending?.mapIndex ?? 0;
+    const input: MediaPlaylistInput = {
+      targetDurationSec: this.opts.targetDurationSec,
+      discontinuitySequence: this.discontinuitySequence,
+      mapUri: this.uri("map", firstMap),
+      segments,
+      endList: this.ended,
+      ...(this.partTargetSec === undefined ? {} : { lowLatency: this.lowLatencyInput(reports) }),
+    };
+    const text = renderMediaPlaylistWithFacts(input, skip === undefined ? {} : { skip }).text;
+    this.cache.set(key, text);
+    return text;
+  }
+
+  private publishedParts(msn: number, parts: readonly WindowPart[]): PublishedPart[] {
+    return parts.map((p, i) => ({
+      durationSec: p.durationSec,
+      uri: this.uri("part", msn, i),
+      independent: p.independent,
+    }));
+  }
+
+  private lowLatencyInput(reports: readonly RenditionReport[]) {
+    const p = this.pending;
+    const hintMsn = p?.msn ?? this.nextMsnHint ?? this.lastMsn + 1;
+    const hintPart = p?.parts.length ?? 0;
+    return {
+      partTargetSec: this.partTargetSec ?? 1,
+      ...(p ? { pendingParts: this.publishedParts(p.msn, p.parts) } : {}),
+      ...(p?.discontinuity ? { pendingDiscontinuity: true } : {}),
+      ...(p ? { pendingMapUri: this.uri("map", p.mapIndex) } : {}),
+      // RFC 8216bis 4.4.5.3: the part the server will publish next (hls.js needs one).
+      preloadHintUri: this.uri("part", hintMsn, hintPart),
+      renditionReports: reports,
+    };
+  }
+
+  /** The next part a preload hint announced, for the "wait and stream it" answer. */
+  isHinted(msn: number, part: number): boolean {
+    if (this.partTargetSec === undefined || this.ended) return false;
+    const p = this.pending;
+    if (p) return msn === p.msn && part === p.parts.length;
+    return msn === (this.nextMsnHint ?? this.lastMsn + 1) && part === 0;
+  }
+
+  segmentFile(msn: number): WindowFile {
+    const s = this.segments.find((x) => x.msn === msn);
+    if (s) return { kind: "bytes", bytes: s.bytes };
+    return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
+  }
+
+  partFile(msn: number, part: number): WindowFile {
+    const s = this.segments.find((x) => x.msn === msn);
+    if (s) {
+      const p = s.parts[part];
+      return p ? { kind: "bytes", bytes: p.bytes } : { kind: "gone" };
+    }
+    if (this.pending && this.pending.msn === msn) {
+      const p = this.pending.parts[part];
+      return p ? { kind: "bytes", bytes: p.bytes } : { kind: "future" };
+    }
+    return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
+  }
+
+  /** Bytes held in memory (window, parts in progress, init sections). */
+  bytesHeld(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.bytes.length;
+    for (const p of this.pending?.parts ?? []) n += p.bytes.length;
+    for (const m of this.maps.values()) n += m.length;
+    return n;
+  }
+}

@@ -1,0 +1,45 @@
+import type { Result } from "../../mp4/parse-result.js";
+import type { Representation } from "../manifest/mpd-model.js";
+
+/**
+ * A rewrite applied between the fetcher and the segmenter, per rendition: the init
+ * segment once, then every CMAF chunk (one `moof`+`mdat` with its prefix boxes) in
+ * order. This is where CENC decryption plugs in (`cenc/init-decrypt.ts` +
+ * `cenc/segment-decrypt.ts` with the context the init produced). Failures are values;
+ * the packager reports them as the session's `last_error`.
+ */
+export interface FragmentTransform {
+  init(bytes: Buffer): Result<Buffer>;
+  chunk(bytes: Buffer): Result<Buffer>;
+}
+
+/** What a transform factory learns about the rendition it serves. */
+export interface TransformTarget {
+  readonly channelId: string;
+  readonly representation: Representation;
+}
+
+/**
+ * Creates the transform of one rendition, or says why the rendition cannot be
+ * packaged natively (for example: encrypted and no key). Called once per rendition
+ * and packager start.
+ */
+export type FragmentTransformFactory = (
+  target: TransformTarget,
+) => { ok: true; transform: FragmentTransform } | { ok: false; reason: string };
+
+/** Clear content: bytes pass through untouched. */
+export const IDENTITY_TRANSFORM: FragmentTransform = {
+  init: (bytes) => ({ ok: true, value: bytes }),
+  chunk: (bytes) => ({ ok: true, value: bytes }),
+};
+
+/**
+ * The transform factory of this build: clear representations pass through; a
+ * representation with ContentProtection cannot be packaged until decryption is wired
+ * (issue 6), which the engine choice reports as the fallback reason.
+ */
+export const clearContentOnly: FragmentTransformFactory = (target) =>
+  target.representation.contentProtection.length === 0
+    ? { ok: true, transform: IDENTITY_TRANSFORM }
+    : { ok: false, reason: "encrypted representation: no decryption configured" };

@@ -1,0 +1,288 @@
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import type { Context } from "hono";
+import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
+import {
+  blockingTimeoutMs,
+  decideBlockingReload,
+  parseDeliveryDirectives,
+} from "../dash/publisher/delivery-directives.js";
+import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
+import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
+import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
+import type { PlaybackStats } from "../playback-stats.js";
+import { type LiveFile, parseLiveFile } from "./live-file-name.js";
+import type { RuntimeSession } from "./runtime-session.js";
+import type { SessionManager } from "./session-manager.js";
+
+/** Spec "Playback" 2: immutable media. */
+const IMMUTABLE = "private, max-age=31536000, immutable";
+const PLAYLIST_CACHE = "no-cache";
+/** How long a play request waits for a starting session's first publication. */
+const START_WAIT_MS = 15_000;
+/** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
+const BLOCK_CAP_MS = 15_000;
+
+export interface DashLocalIngressOptions {
+  readonly sessions: SessionManager;
+  /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
+  readonly stats?: () => PlaybackStats | undefined;
+}
+
+/**
+ * The DASH engine's side of the play routes (`LocalIngress`): `index.m3u8` answers the
+ * master playlist of the channel's current publication, `live/{file}` its media
+ * playlists (with LL-HLS blocking reload and delta updates), init sections, segments
+ * and parts. Every URL written carries the generation `g` and the request's credential
+ * query; a request for another generation is redirected (307) when the file maps to
+ * the current one, else answered 410 with `Retry-After`.
+ */
+export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress {
+  const count = (session: RuntimeSession | undefined, bytes: number) => {
+    const p = session?.packager;
+    if (p) p.counters.bytes_out += bytes;
+    const s = o.stats?.();
+    if (s) s.bytesOut += bytes;
+  };
+
+  return {
+    async index(c, req) {
+      const session = o.sessions.open(req.channel);
+      if (!session) throw new GatewayError("not_ready", "channel is not running");
+      const signal = clientSignal(c);
+      if (!(await session.whenReady(START_WAIT_MS, signal)))
+        throw notReady(session.lastError === null ? "channel is starting" : "channel is not ready");
+      const text = session.packager?.publication?.master();
+      if (text === undefined) throw notReady("channel is starting");
+      const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
+      count(session, Buffer.byteLength(body));
+      return c.body(body, 200, {
+        "Content-Type": PLAYLIST_CONTENT_TYPE,
+        "Cache-Control": PLAYLIST_CACHE,
+      });
+    },
+
+    async live(c, req, file) {
+      const lf = parseLiveFile(file);
+      if (!lf) throw new GatewayError("not_found", "no such file");
+      const url = new URL(c.req.url);
+      const g = url.searchParams.get("g");
+      const session =
+        lf.kind === "playlist" ? o.sessions.open(req.channel) : o.sessions.get(req.channel.id);
+      if (!session) {
+        if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
+        throw gone();
+      }
+      session.touch();
+      const signal = clientSignal(c);
+      if (lf.kind === "playlist" && !(await session.whenReady(START_WAIT_MS, signal)))
+        throw notReady("channel is starting");
+      const pub = session.packager?.publication;
+      if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
+      const window = pub.windows.get(lf.rendition);
+      if (g !== null && g !== pub.generation) {
+        // Spec "Playback" 2: a changed generation redirects when the file maps to the current one.
+        if (window && mapsToCurrent(lf, window)) {
+          const keep = [...url.searchParams]
+            .filter(([k]) => k.startsWith("_HLS_"))
+            .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+            .join("");
+          return c.body(null, 307, {
+            Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
+            "Cache-Control": PLAYLIST_CACHE,
+          });
+        }
+        throw gone();
+      }
+      if (!window) throw new GatewayError("not_found", "no such rendition");
+      switch (lf.kind) {
+        case "playlist":
+          return playlist(c, req, session, window, url.searchParams, signal);
+        case "map": {
+          const bytes = window.maps.get(lf.index);
+          if (!bytes) throw new GatewayError("not_found", "no such initialization section");
+          return media(c, session, window, bytes);
+        }
+        case "segment": {
+          const f = window.segmentFile(lf.msn);
+          if (f.kind === "bytes") return media(c, session, window, f.bytes);
+          if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
+          throw new GatewayError("not_found", "segment left the window");
+        }
+        case "part":
+          return part(c, session, window, lf.msn, lf.part, signal);
+      }
+    },
+  };
+
+  async function playlist(
+    c: Context<AppEnv>,
+    req: PlayRequest,
+    session: RuntimeSession,
+    window: RenditionWindow,
+    params: URLSearchParams,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const d = parseDeliveryDirectives(params);
+    if (!d.ok) throw new GatewayError("invalid_request", d.error.message);
+    const pub = session.packager?.publication;
+    if (d.msn !== undefined && pub) {
+      // RFC 8216bis 6.2.5.2: hold the request until the playlist holds msn/part.
+      const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
+      for (;;) {
+        const decision = decideBlockingReload(d, window.edge());
+        if (decision.action === "reject")
+          throw new GatewayError("invalid_request", decision.error.message);
+        if (decision.action === "respond") break;
+        const left = deadline - Date.now();
+        if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
+        await pub.nextChange(left, signal);
+      }
+    }
+    if (signal.aborted) return c.body(null, 204);
+    const reports = [...(pub?.windows.values() ?? [])]
+      .filter((w) => w !== window)
+      .map((w) => w.report());
+    const text = window.render(d.skip, window.partTargetSec === undefined ? [] : reports);
+    const body = text.replaceAll(QUERY_MARK, req.query);
+    count(session, Buffer.byteLength(body));
+    return c.body(body, 200, {
+      "Content-Type": PLAYLIST_CONTENT_TYPE,
+      "Cache-Control": PLAYLIST_CACHE,
+    });
+  }
+
+  async function part(
+    c: Context<AppEnv>,
+    session: RuntimeSession,
+    window: RenditionWindow,
+    msn: number,
+    index: number,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    let f = window.partFile(msn, index);
+    if (f.kind === "future" && window.isHinted(msn, index)) {
+      // RFC 8216bis 6.2.6: a preload-hinted part is answered as soon as it is being
+      // written, its bytes streamed as they arrive (clear content), else once complete.
+      const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
+      while (
+        f.kind === "future" &&
+        session.packager?.publication?.windows.get(window.name) === window
+      ) {
+        if (window.growingPart(msn, index) !== undefined)
+          return streamPart(c, session, window, msn, index, deadline, signal);
+        const left = deadline - Date.now();
+        if (left <= 0 || signal.aborted) break;
+        await window.nextGrowth(Math.min(left, 1000));
+        f = window.partFile(msn, index);
+      }
+    }
+    if (f.kind === "bytes") return media(c, session, window, f.bytes);
+    if (f.kind === "future") throw new GatewayError("unavailable", "part not ready yet");
+    throw new GatewayError("not_found", "part left the window");
+  }
+
+  /** Streams a part while it is written; ends with its last byte (or errors if it is abandoned). */
+  function streamPart(
+    c: Context<AppEnv>,
+    session: RuntimeSession,
+    window: RenditionWindow,
+    msn: number,
+    index: number,
+    deadline: number,
+    signal: AbortSignal,
+  ): Response {
+    let sent = 0;
+    const send = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Buffer) => {
+      if (bytes.length <= sent) return;
+      const fresh = new Uint8Array(bytes.subarray(sent));
+      sent = bytes.length;
+      count(session, fresh.length);
+      controller.enqueue(fresh);
+    };
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        for (;;) {
+          const done = window.partFile(msn, index);
+          if (done.kind === "bytes") {
+            send(controller, done.bytes);
+            controller.close();
+            return;
+          }
+          const growing = window.growingPart(msn, index);
+          if (growing === undefined || done.kind === "gone") {
+            controller.error(new Error("part abandoned"));
+            return;
+          }
+          const total = growing.reduce((n, b) => n + b.length, 0);
+          if (total > sent) {
+            send(controller, Buffer.concat(growing, total));
+            return;
+          }
+          if (signal.aborted || Date.now() > deadline) {
+            controller.error(new Error("part not completed in time"));
+            return;
+          }
+          await window.nextGrowth(Math.min(1000, Math.max(1, deadline - Date.now())));
+        }
+      },
+    });
+    return c.body(stream, 200, {
+      "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
+      "Cache-Control": IMMUTABLE,
+    });
+  }
+
+  function media(
+    c: Context<AppEnv>,
+    session: RuntimeSession,
+    window: RenditionWindow,
+    bytes: Buffer,
+  ): Response {
+    count(session, bytes.length);
+    return c.body(
+      new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length),
+      200,
+      {
+        "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
+        "Cache-Control": IMMUTABLE,
+      },
+    );
+  }
+}
+
+/** Can a file of another generation be served from the current one? */
+function mapsToCurrent(lf: LiveFile, window: RenditionWindow): boolean {
+  switch (lf.kind) {
+    case "playlist":
+      return true;
+    case "map":
+      return window.maps.has(lf.index);
+    case "segment":
+      return window.segmentFile(lf.msn).kind === "bytes";
+    case "part":
+      return window.partFile(lf.msn, lf.part).kind === "bytes";
+  }
+}
+
+function gone(): GatewayError {
+  return new GatewayError("not_found", "publication generation is gone", {
+    status: 410,
+    headers: { "Retry-After": "2" },
+  });
+}
+
+function notReady(message: string): GatewayError {
+  return new GatewayError("not_ready", message, { headers: { "Retry-After": "2" } });
+}
+
+/** Aborts when the client goes away, so parked requests are released at once. */
+function clientSignal(c: Context<AppEnv>): AbortSignal {
+  const out = c.env?.outgoing;
+  const ac = new AbortController();
+  if (out) {
+    if (out.destroyed) ac.abort();
+    else out.once("close", () => ac.abort());
+  }
+  return ac.signal;
+}

@@ -1,0 +1,259 @@
+import type { Channel } from "@svc/core/catalog";
+import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
+import { chooseEngine } from "./engine-choice.js";
+import type { Packager, PackagerContext, SessionEngines } from "./packager.js";
+import { canTransition, restartBackoffMs, type SessionState } from "./session-states.js";
+
+/** How a session runs: `on_demand` stops when idle, `always_on` (autostart) does not. */
+export type SessionMode = "on_demand" | "always_on";
+
+/** Spec "Runtime session" fields, plus the generation and the `packager` block. */
+export interface SessionStatus {
+  readonly channel_id: string;
+  readonly mode: SessionMode;
+  readonly engine: "native" | "ffmpeg";
+  /** `ll-hls` (parts published) or `hls`; null before the first publication. */
+  readonly pack_mode: "ll-hls" | "hls" | null;
+  readonly fallback_reason: string | null;
+  readonly started_at: string;
+  readonly last_touch: string;
+  readonly state: SessionState;
+  readonly errors: number;
+  readonly last_error: string | null;
+  readonly generation: string | null;
+  readonly restarts: number;
+  readonly packager: (PackagerCounters & { readonly bytes_held: number }) | null;
+}
+
+/** Stall detection thresholds (defaults below; tests shorten them). */
+export interface StallTimings {
+  /** No part or segment for this long moves a running session to `stalled`. */
+  readonly stallAfterMs: number;
+  /** Stalled this long: the packager is restarted (a new generation). */
+  readonly restartStalledAfterMs: number;
+}
+
+export const DEFAULT_STALL_TIMINGS: StallTimings = {
+  stallAfterMs: 8_000,
+  restartStalledAfterMs: 45_000,
+};
+
+export interface SessionDeps {
+  readonly engines: SessionEngines;
+  readonly timings: StallTimings;
+  nextGeneration(): string;
+  sourceUrl(channel: Channel): string | undefined;
+  headers(channel: Channel): Record<string, string>;
+  log(event: string, fields: Record<string, unknown>): void;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/**
+ * One channel's runtime session: owns the current packager, its state machine
+ * (session-states.ts), restarts with backoff, and the status the spec exposes.
+ */
+export class RuntimeSession {
+  state: SessionState = "starting";
+  readonly startedAt = Date.now();
+  lastTouch = Date.now();
+  errors = 0;
+  lastError: string | null = null;
+  restarts = 0;
+  engine: "native" | "ffmpeg";
+  fallbackReason: string | null = null;
+  packager: Packager | undefined;
+  private attempt = 0;
+  private stalledSince = 0;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private listeners = new Set<() => void>();
+
+  constructor(
+    readonly channel: Channel,
+    readonly mode: SessionMode,
+    private readonly deps: SessionDeps,
+  ) {
+    this.engine = channel.engine === "ffmpeg" ? "ffmpeg" : "native";
+  }
+
+  /** Read through a method: `await`s in between may have moved the state. */
+  stopping(): boolean {
+    return this.state === "stopping";
+  }
+
+  touch(): void {
+    this.lastTouch = Date.now();
+  }
+
+  private setState(to: SessionState): void {
+    if (this.state === to || !canTransition(this.state, to)) return;
+    this.deps.log("session state", { channel_id: this.channel.id, from: this.state, to });
+    this.state = to;
+    this.changed();
+  }
+
+  private changed(): void {
+    const list = [...this.listeners];
+    this.listeners.clear();
+    for (const l of list) l();
+  }
+
+  private error(message: string): void {
+    this.errors += 1;
+    this.lastError = message;
+  }
+
+  /** Starts a packager (a new generation) and follows it to `running` or `failed`. */
+  async begin(): Promise<void> {
+    if (this.state === "stopping") return;
+    const source = this.deps.sourceUrl(this.channel);
+    if (source === undefined) return this.fail("channel source is not configured");
+    let choice = chooseEngine(this.channel.engine, undefined);
+    for (;;) {
+      const factory =
+        choice.engine === "native" ? this.deps.engines.native : this.deps.engines.ffmpeg;
+      this.engine = choice.engine;
+      this.fallbackReason = choice.fallbackReason;
+      if (factory === undefined) {
+        const why = choice.fallbackReason === null ? "" : ` (native: ${choice.fallbackReason})`;
+        return this.fail(`the ffmpeg compatibility engine is not available${why}`);
+      }
+      const packager = factory(this.context(source));
+      this.packager = packager;
+      const started = await packager.start();
+      if (this.packager !== packager || this.stopping()) {
+        await packager.stop();
+        return;
+      }
+      if (started.ok) break;
+      await packager.stop();
+      this.packager = undefined;
+      if (choice.engine === "native" && started.unsupported !== undefined) {
+        const next = chooseEngine(this.channel.engine, started.unsupported);
+        if (next.engine !== choice.engine) {
+          choice = next;
+          continue;
+        }
+      }
+      return this.fail(started.message);
+    }
+    const packager = this.packager;
+    await packager.ready;
+    if (this.packager !== packager || this.stopping() || !packager.isReady) return;
+    this.attempt = 0;
+    this.setState("running");
+  }
+
+  private context(sourceUrl: string): PackagerContext {
+    const generation = this.deps.nextGeneration();
+    const mine = () =>
+      this.packager?.publication?.generation === generation || this.state === "starting";
+    return {
+      channelId: this.channel.id,
+      sourceUrl,
+      headers: this.deps.headers(this.channel),
+      generation,
+      onError: (m) => {
+        if (mine()) this.error(m);
+      },
+      onFatal: (m) => {
+        if (mine()) void this.restart(m);
+      },
+    };
+  }
+
+  private fail(message: string): void {
+    this.error(message);
+    this.setState("failed");
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.state !== "failed") return;
+    this.attempt += 1;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      if (this.state !== "failed") return;
+      this.restarts += 1;
+      this.setState("starting");
+      void this.begin();
+    }, restartBackoffMs(this.attempt));
+    this.restartTimer.unref();
+  }
+
+  /** The packager gave up: drop it and start a new generation after the backoff. */
+  private async restart(message: string): Promise<void> {
+    const old = this.packager;
+    this.packager = undefined;
+    this.fail(message);
+    await old?.stop();
+  }
+
+  /** Called every second by the manager: stall detection. */
+  tick(now: number): void {
+    const p = this.packager;
+    if (!p?.isReady) return;
+    const quiet = now - p.lastProgressMs;
+    const { stallAfterMs, restartStalledAfterMs } = this.deps.timings;
+    if (this.state === "running" && quiet > stallAfterMs) {
+      this.stalledSince = now;
+      this.error("no new media from the source");
+      this.setState("stalled");
+    } else if (this.state === "stalled" && quiet <= stallAfterMs) {
+      this.setState("running");
+    } else if (this.state === "stalled" && now - this.stalledSince > restartStalledAfterMs) {
+      void this.restart("source stalled");
+    }
+  }
+
+  /** True once published; waits up to `timeoutMs` (or until `signal` aborts). */
+  async whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.packager?.isReady && (this.state === "running" || this.state === "stalled"))
+        return true;
+      const left = deadline - Date.now();
+      // A failed session answers at once (503); its restart is already scheduled.
+      if (left <= 0 || signal?.aborted || this.stopping() || this.state === "failed") return false;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          this.listeners.delete(done);
+          signal?.removeEventListener("abort", done);
+          resolve();
+        };
+        const t = setTimeout(done, left);
+        this.listeners.add(done);
+        signal?.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.setState("stopping");
+    clearTimeout(this.restartTimer);
+    const p = this.packager;
+    this.packager = undefined;
+    this.changed();
+    await p?.stop();
+  }
+
+  status(): SessionStatus {
+    const p = this.packager;
+    return {
+      channel_id: this.channel.id,
+      mode: this.mode,
+      engine: this.engine,
+      pack_mode: p?.packMode ?? null,
+      fallback_reason: this.fallbackReason,
+      started_at: iso(this.startedAt),
+      last_touch: iso(this.lastTouch),
+      state: this.state,
+      errors: this.errors,
+      last_error: this.lastError,
+      generation: p?.publication?.generation ?? null,
+      restarts: this.restarts,
+      packager: p ? { ...p.counters, bytes_held: p.bytesHeld() } : null,
+    };
+  }
+}

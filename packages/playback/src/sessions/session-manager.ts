@@ -1,0 +1,193 @@
+import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
+import type { GatewayConfig } from "@svc/core/config";
+import type { Egress } from "@svc/core/egress";
+import { NativePackager } from "../dash/native-packager.js";
+import {
+  clearContentOnly,
+  type FragmentTransformFactory,
+} from "../dash/segmenter/fragment-transform.js";
+import { channelRequestHeaders } from "../hls/upstream-headers.js";
+import type { PackagerFactory, SessionEngines } from "./packager.js";
+import {
+  DEFAULT_STALL_TIMINGS,
+  RuntimeSession,
+  type SessionMode,
+  type SessionStatus,
+  type StallTimings,
+} from "./runtime-session.js";
+import type { SessionState } from "./session-states.js";
+
+export interface SessionManagerOptions {
+  readonly config: GatewayConfig;
+  readonly catalog: ChannelCatalog;
+  readonly egress: Egress;
+  /** Per-rendition fragment transform (decryption, issue 6); default: clear content only. */
+  readonly transforms?: FragmentTransformFactory;
+  /** The ffmpeg compatibility engine (issue 6); without it `engine: ffmpeg` sessions fail. */
+  readonly ffmpegEngine?: PackagerFactory;
+  readonly log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
+  readonly stallTimings?: StallTimings;
+}
+
+/** Answer of {@link SessionManager.warmup}, shaped for `POST …/warmup` (202 `{state}`). */
+export type WarmupResult =
+  | { readonly ok: true; readonly state: SessionState }
+  | { readonly ok: false; readonly code: "not_found" | "conflict"; readonly message: string };
+
+export interface SessionManager {
+  /**
+   * The session a play request uses: the running one (touched), or a new one when the
+   * channel is `on_demand`; undefined when the channel is not locally packaged or may
+   * not start on demand.
+   */
+  open(channel: Channel): RuntimeSession | undefined;
+  get(channelId: string): RuntimeSession | undefined;
+  /** `POST /v1/admin/channels/{id}/warmup`: start (or keep) the session; 202 `{state}`. */
+  warmup(channelId: string): WarmupResult;
+  /** `DELETE /v1/admin/sessions/{id}`: stop it; false when there was none (404). */
+  stop(channelId: string): Promise<boolean>;
+  /** Status of every session (spec `/v1/status` `sessions`), optionally filtered. */
+  list(filter?: (channelId: string) => boolean): SessionStatus[];
+  /** Starts the sessions of `autostart` DASH channels (call once the server listens). */
+  startAutostart(): void;
+  /** Stops every session (shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * Owns every runtime session of the process: on-demand start on the first play request,
+ * autostart at boot, warmup and stop for the admin API, idle stop after
+ * `media.idle_stop_sec` without a viewer request, and the one-second tick that drives
+ * stall detection. Each packager start gets a new publication generation.
+ *
+ * @example
+ * const sessions = createSessionManager({ config, catalog, egress });
+ * sessions.warmup("news"); // { ok: true, state: "starting" }
+ * sessions.list();         // [{ channel_id: "news", state: "starting", … }]
+ */
+export function createSessionManager(o: SessionManagerOptions): SessionManager {
+  const sessions = new Map<string, RuntimeSession>();
+  const log = o.log ?? (() => undefined);
+  // Generation ids: unique across restarts of the process too (they travel in URLs).
+  let generationCounter = Date.now();
+  const transforms = o.transforms ?? clearContentOnly;
+  const native: PackagerFactory = (ctx) =>
+    new NativePackager({
+      ...ctx,
+      egress: o.egress,
+      lowLatency: o.config.media.low_latency,
+      maxMpdBytes: o.config.security.max_playlist_bytes,
+      transforms,
+      prefs: preferencesOf(o.catalog.get(ctx.channelId)),
+    });
+  const engines: SessionEngines = {
+    native,
+    ...(o.ffmpegEngine ? { ffmpeg: o.ffmpegEngine } : {}),
+  };
+  const deps = {
+    engines,
+    timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
+    nextGeneration: () => (generationCounter++).toString(36),
+    sourceUrl: (c: Channel) => resolveChannelSource(c, o.catalog),
+    headers: channelRequestHeaders,
+    log,
+  };
+  let closed = false;
+
+  const start = (channel: Channel, mode: SessionMode): RuntimeSession => {
+    const s = new RuntimeSession(channel, mode, deps);
+    sessions.set(channel.id, s);
+    void s.begin();
+    return s;
+  };
+
+  const stop = async (id: string): Promise<boolean> => {
+    const s = sessions.get(id);
+    if (!s) return false;
+    sessions.delete(id);
+    await s.stop();
+    return true;
+  };
+
+  const idleMs = o.config.media.idle_stop_sec * 1000;
+  const ticker = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) {
+      const channel = o.catalog.get(id);
+      // Removed, disabled or edited (new revision): stop; the next play request starts
+      // a session with the channel as it is now.
+      if (
+        !channel ||
+        channel.disabled ||
+        channel.ingress !== "dash" ||
+        channel.revision !== s.channel.revision
+      ) {
+        void stop(id);
+        continue;
+      }
+      if (s.mode === "on_demand" && now - s.lastTouch > idleMs) {
+        log("session idle stop", { channel_id: id });
+        void stop(id);
+        continue;
+      }
+      s.tick(now);
+    }
+  }, 1000);
+  ticker.unref();
+
+  return {
+    open(channel) {
+      if (closed || channel.ingress !== "dash") return undefined;
+      const s = sessions.get(channel.id);
+      if (s) {
+        s.touch();
+        return s;
+      }
+      if (!channel.on_demand) return undefined;
+      return start(channel, "on_demand");
+    },
+    get: (id) => sessions.get(id),
+    warmup(id) {
+      const channel = o.catalog.get(id);
+      if (!channel) return { ok: false, code: "not_found", message: "channel not found" };
+      if (channel.ingress !== "dash")
+        return { ok: false, code: "conflict", message: "only dash channels have local sessions" };
+      if (channel.disabled) return { ok: false, code: "conflict", message: "channel is disabled" };
+      if (closed) return { ok: false, code: "conflict", message: "shutting down" };
+      const s = sessions.get(id);
+      if (s) {
+        s.touch();
+        return { ok: true, state: s.state };
+      }
+      return {
+        ok: true,
+        state: start(channel, channel.autostart ? "always_on" : "on_demand").state,
+      };
+    },
+    stop,
+    list(filter) {
+      return [...sessions.values()]
+        .filter((s) => filter === undefined || filter(s.channel.id))
+        .map((s) => s.status());
+    },
+    startAutostart() {
+      for (const c of o.catalog.list()) {
+        if (c.ingress === "dash" && c.autostart && !c.disabled && !sessions.has(c.id))
+          start(c, "always_on");
+      }
+    },
+    async close() {
+      closed = true;
+      clearInterval(ticker);
+      await Promise.all([...sessions.keys()].map((id) => stop(id)));
+    },
+  };
+}
+
+function preferencesOf(channel: Channel | undefined) {
+  return {
+    ...(channel?.prefer_height == null ? {} : { preferHeight: channel.prefer_height }),
+    preferredAudioLanguages: channel?.preferred_audio_languages ?? [],
+  };
+}

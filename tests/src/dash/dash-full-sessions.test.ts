@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
+import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import { requestJson } from "../harness/http-client.js";
+import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
+import { authSection } from "../harness/users.js";
+
+const IDLE_STOP_SEC = 2;
+
+describe("DASH sessions through the full binary (on demand, autostart, idle stop, generations)", () => {
+  let src: DashLiveSource;
+  let gw: GatewayProcess;
+  const dash = (id: string, extra: Record<string, unknown>) => ({
+    id,
+    title: id,
+    ingress: "dash",
+    source_url: "",
+    user_agent: `agent-${id}`,
+    ...extra,
+  });
+
+  before(async () => {
+    src = await startDashLiveSource({ heights: [360], languages: ["eng"] });
+    await src.waitForSegments(3);
+    gw = await startGateway("full", {
+      auth: authSection(),
+      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+      media: { idle_stop_sec: IDLE_STOP_SEC },
+      channels: [
+        dash("od", { source_url: src.mpdUrl }),
+        dash("always", { source_url: src.mpdUrl, autostart: true, on_demand: false }),
+        dash("manual", { source_url: src.mpdUrl, on_demand: false }),
+        // Loopback but not in security.allowed_hosts: the egress guard refuses it.
+        dash("refused", { source_url: "http://127.0.0.2:9/live.mpd" }),
+      ],
+    });
+  });
+  after(async () => {
+    await gw?.stop();
+    await src?.stop();
+  });
+
+  it("starts an autostart channel at boot, before any play request", async () => {
+    const deadline = Date.now() + 15_000;
+    while (!src.requests.some((r) => r.headers["user-agent"] === "agent-always")) {
+      assert.ok(Date.now() < deadline, "the autostart channel never fetched its MPD");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await fetch(`${gw.url}/v1/play/always/index.m3u8`);
+    assert.equal(r.status, 200);
+    assert.match(await r.text(), /#EXT-X-STREAM-INF:/);
+  });
+
+  it("does not start a channel that is neither on demand nor autostart", async () => {
+    const r = await requestJson(`${gw.url}/v1/play/manual/index.m3u8`);
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error.code, "not_ready");
+    assert.equal(
+      src.requests.some((x) => x.headers["user-agent"] === "agent-manual"),
+      false,
+    );
+  });
+
+  it("answers 503 not_ready for a channel whose session failed (source refused)", async () => {
+    const r = await requestJson(`${gw.url}/v1/play/refused/index.m3u8`);
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error.code, "not_ready");
+    assert.equal(r.headers.get("retry-after"), "2");
+  });
+
+  it("plays 10 s with ffmpeg through the full binary", async () => {
+    const r = await playWithFfmpeg(`${gw.url}/v1/play/od/index.m3u8`, 10);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+  });
+
+  it("stops an idle on-demand session; its generation's files then redirect or are gone", async () => {
+    const master = await (await fetch(`${gw.url}/v1/play/od/index.m3u8`)).text();
+    const playlistUrl = uriLines(master)[0]!;
+    const g1 = new URL(playlistUrl).searchParams.get("g")!;
+    const media = await (await fetch(playlistUrl)).text();
+    const segment = new URL(uriLines(media).at(-1)!, playlistUrl).href;
+    assert.equal((await fetch(segment)).status, 200);
+    // No viewer request for longer than media.idle_stop_sec (+ the 1 s manager tick).
+    await new Promise((r) => setTimeout(r, (IDLE_STOP_SEC + 2.5) * 1000));
+    const gone = await requestJson(segment);
+    assert.equal(gone.status, 410);
+    assert.equal(gone.headers.get("retry-after"), "2");
+    assert.equal(gone.body.error.code, "not_found");
+    // A player reloading its playlist restarts the channel and follows it to the new generation.
+    const moved = await fetch(playlistUrl, { redirect: "manual" });
+    assert.equal(moved.status, 307);
+    const g2 = new URL(moved.headers.get("location")!).searchParams.get("g");
+    assert.ok(g2 !== null && g2 !== g1, `${g1} → ${g2}`);
+    const again = await fetch(moved.headers.get("location")!);
+    assert.equal(again.status, 200);
+    assert.match(await again.text(), /#EXT-X-MEDIA-SEQUENCE:/);
+  });
+});

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { type Browser, chromium } from "playwright-core";
+import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
+import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import { CHROMIUM_ARGS, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { authSection } from "../harness/users.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
+  skip: existsSync(CHROMIUM) ? false : "chromium not installed",
+}, () => {
+  let src: DashLiveSource;
+  let gw: GatewayProcess;
+  let page: Awaited<ReturnType<typeof startHlsJsPage>>;
+  let browser: Browser;
+
+  before(async () => {
+    page = await startHlsJsPage();
+    src = await startDashLiveSource({ heights: [360, 180], languages: ["eng", "deu"] });
+    await src.waitForSegments(3);
+    gw = await startGateway("lite", {
+      auth: authSection(),
+      security: {
+        allowed_hosts: ["127.0.0.1"],
+        play_require_auth: false,
+        cors_origins: [page.origin],
+      },
+      channels: [{ id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl }],
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.stop();
+    await src?.stop();
+    await page?.close();
+  });
+
+  it("advances currentTime by 10 s with no fatal error", { timeout: 90_000 }, async () => {
+    const tab = await browser.newPage();
+    const master = `${gw.url}/v1/play/d1/index.m3u8`;
+    await tab.goto(`${page.origin}/?src=${encodeURIComponent(master)}`);
+    type Probe = { t: number; fatal: string | null; errors: string[]; lowLatency: boolean };
+    const state = () => tab.evaluate("window.probe()") as Promise<Probe>;
+    await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
+      timeout: 30_000,
+      polling: 200,
+    });
+    const start = await state();
+    assert.equal(start.fatal, null, JSON.stringify(start.errors));
+    await tab.waitForFunction(
+      `window.probe().t >= ${start.t + 10} || window.fatal !== null`,
+      undefined,
+      { timeout: 45_000, polling: 250 },
+    );
+    const end = await state();
+    assert.equal(end.fatal, null, JSON.stringify(end.errors));
+    assert.ok(end.t >= start.t + 10, `${start.t} → ${end.t}`);
+    assert.equal(end.lowLatency, true);
+  });
+});

@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+
+/** The arguments Debian's chromium needs to run headless in a container, offline. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>hls.js</title></head>
+<body><video id="v" muted autoplay playsinline></video>
+<script src="/hls.min.js"></script>
+<script>
+  window.fatal = null;
+  window.errors = [];
+  const src = new URLSearchParams(location.search).get("src");
+  const video = document.getElementById("v");
+  const hls = new Hls({ lowLatencyMode: true, debug: false });
+  hls.on(Hls.Events.ERROR, (_e, d) => {
+    window.errors.push(d.details);
+    if (d.fatal) window.fatal = d.type + ": " + d.details;
+  });
+  hls.on(Hls.Events.MANIFEST_PARSED, () => video.play().catch((e) => window.errors.push(String(e))));
+  hls.loadSource(src);
+  hls.attachMedia(video);
+  window.probe = () => ({
+    t: video.currentTime,
+    fatal: window.fatal,
+    errors: window.errors.slice(-20),
+    lowLatency: hls.lowLatencyMode,
+  });
+</script></body></html>`;
+
+/**
+ * A loopback page server for hls.js: `/` is a page playing `?src=` with hls.js in
+ * low-latency mode, `/hls.min.js` the library from node_modules. It records errors
+ * in `window.errors` and the first fatal one in `window.fatal`; `window.probe()`
+ * returns `{t: currentTime, fatal, errors, lowLatency}`.
+ */
+export async function startHlsJsPage(): Promise<{ origin: string; close(): Promise<void> }> {
+  const require = createRequire(import.meta.url);
+  const lib = readFileSync(require.resolve("hls.js/dist/hls.min.js"));
+  const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith("/hls.min.js")) {
+      res.writeHead(200, { "content-type": "text/javascript" }).end(lib);
+    } else if (req.url === "/" || req.url?.startsWith("/?")) {
+      res.writeHead(200, { "content-type": "text/html" }).end(PAGE);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
