@@ -12,7 +12,11 @@ import type { GatewayConfig } from "@svc/core/config";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { createDashLocalIngress, createSessionManager } from "@svc/playback/dash-engine";
+import {
+  createDashLocalIngress,
+  createSessionManager,
+  type SessionManager,
+} from "@svc/playback/dash-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -49,8 +53,10 @@ export async function composeFull(
   });
   // One limiter: login per IP and credential changes per username + IP share it (spec "Limits").
   const limiter = createRateLimiter(config.auth.login_rate_per_min);
-  // Filled once the playback runtime exists (it needs the database-backed catalog first).
+  // Filled once the playback runtime and the session manager exist (they need the
+  // database-backed catalog first).
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
+  let sessions: SessionManager | undefined;
   const state = openAdminState({
     config,
     log,
@@ -59,6 +65,11 @@ export async function composeFull(
     defaultUserAgent: `${info.name}/${info.version}`,
     accessLog: options.accessLog ?? true,
     playbackStats: () => playbackStats(),
+    sessions: {
+      list: () => sessions?.list() ?? [],
+      warmup: (id) => sessions!.warmup(id),
+      stop: (id) => sessions!.stop(id),
+    },
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
@@ -69,12 +80,13 @@ export async function composeFull(
   });
   const egress = egressFromConfig(config);
   // DASH channels: runtime sessions of the native packaging engine (issue 5).
-  const sessions = createSessionManager({
+  const manager = createSessionManager({
     config,
     catalog: ctx.channels,
     egress,
     log: (event, fields) => log.info(fields, event),
   });
+  sessions = manager;
   const playback = createPlaybackRuntime({
     config,
     catalog: ctx.channels,
@@ -82,7 +94,7 @@ export async function composeFull(
     build: "full",
     signingKey: resolveUrlSigningKey(config, "full"),
     publicBaseUrl,
-    localIngress: createDashLocalIngress({ sessions, stats: () => playback.stats }),
+    localIngress: createDashLocalIngress({ sessions: manager, stats: () => playback.stats }),
   });
   playbackStats = () => playback.stats.snapshot();
 
@@ -102,9 +114,9 @@ export async function composeFull(
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
-    started: () => sessions.startAutostart(),
+    started: () => manager.startAutostart(),
     shutdown: async () => {
-      await sessions.close();
+      await manager.close();
       await egress.close();
     },
     afterClose: () => state.close(),

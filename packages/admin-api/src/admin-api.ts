@@ -3,7 +3,7 @@ import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Logger } from "@svc/core/log";
 import { createRouteMatcher } from "@svc/core/route-table";
 import { Hono } from "hono";
-import type { AdminContext, RuntimeSessionView } from "./admin-context.js";
+import type { AdminContext, SessionControl } from "./admin-context.js";
 import { openStateDatabase } from "./db/client.js";
 import type { AdminEnv } from "./env.js";
 import { credentialGate } from "./http/credential-gate.js";
@@ -15,6 +15,7 @@ import { createMeRoutes } from "./routes/me.js";
 import { createMetricsRoute } from "./routes/metrics.js";
 import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
 import { createReadRoutes } from "./routes/read-routes.js";
+import { createSessionRoutes } from "./routes/sessions.js";
 import { createSettingsRoutes } from "./routes/settings.js";
 import { createAccountDirectory } from "./services/accounts/account-directory.js";
 import { createApiTokenStore } from "./services/api-tokens/token-store.js";
@@ -25,10 +26,21 @@ import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
 
-export type { AdminContext, RuntimeSessionView } from "./admin-context.js";
+export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
 export type { AdminEnv } from "./env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
 export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
+
+/** Session control of an app without a packaging engine: nothing runs. */
+const NO_SESSIONS: SessionControl = {
+  list: () => [],
+  warmup: (id) => ({
+    ok: false,
+    code: "not_found",
+    message: `channel ${id} has no packaging engine`,
+  }),
+  stop: async () => false,
+};
 
 /** Retention purge cadence of the playback access log. */
 const PURGE_INTERVAL_MS = 3_600_000;
@@ -41,7 +53,8 @@ export interface AdminStateOptions {
   readonly defaultUserAgent: string;
   /** Playback counters for `/v1/status` and `/metrics`. */
   readonly playbackStats?: () => PlaybackStats;
-  readonly sessions?: () => readonly RuntimeSessionView[];
+  /** Runtime sessions; none when the app runs no packaging engine. */
+  readonly sessions?: SessionControl;
   /** Benchmarks only: false turns the access log off to measure its cost. */
   readonly accessLog?: boolean;
 }
@@ -83,7 +96,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
   const settings = createSettingsStore(db, config);
   const playbackStats =
     options.playbackStats ?? (() => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 }));
-  const sessions = options.sessions ?? (() => []);
+  const sessions = options.sessions ?? NO_SESSIONS;
   const ctx: AdminContext = {
     config,
     db,
@@ -100,7 +113,10 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     }),
     settings,
     metrics: config.observe.enabled
-      ? createGatewayMetrics({ playback: playbackStats, activeSessions: () => sessions().length })
+      ? createGatewayMetrics({
+          playback: playbackStats,
+          activeSessions: () => sessions.list().length,
+        })
       : undefined,
     startedAt: Date.now(),
     playbackStats,
@@ -151,6 +167,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.route("/", createApiTokenRoutes(ctx));
   app.route("/", createPlaybackKeyRoutes(ctx));
   app.route("/", createSettingsRoutes(ctx));
+  app.route("/", createSessionRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
   return app;

@@ -18,14 +18,29 @@ export interface RuntimeSessionView {
   readonly channel_id: string;
   readonly mode: string;
   readonly engine: string;
-  readonly pack_mode: string;
-  readonly fallback_reason: string;
+  readonly pack_mode: string | null;
+  readonly fallback_reason: string | null;
   readonly started_at: string;
   readonly last_touch: string;
   readonly state: string;
   readonly errors: number;
-  readonly last_error: string;
-  readonly packager?: Readonly<Record<string, number>>;
+  readonly last_error: string | null;
+  /** Engine counters, passed through to JSON as the engine reports them. */
+  readonly packager?: object | null;
+}
+
+/**
+ * Control of the runtime media sessions, as the playback engine offers it:
+ * the status list, warmup (202 `{state}`) and stop (204, or 404 when none ran).
+ */
+export interface SessionControl {
+  list(): readonly RuntimeSessionView[];
+  warmup(
+    channelId: string,
+  ):
+    | { readonly ok: true; readonly state: string }
+    | { readonly ok: false; readonly code: "not_found" | "conflict"; readonly message: string };
+  stop(channelId: string): Promise<boolean>;
 }
 
 /** Everything the admin routes use, built once at startup by the full app. */
@@ -46,8 +61,8 @@ export interface AdminContext {
   readonly startedAt: number;
   /** Playback counters; zeros until the playback module reports them. */
   readonly playbackStats: () => PlaybackStats;
-  /** Runtime media sessions (none until the DASH engine lands). */
-  readonly sessions: () => readonly RuntimeSessionView[];
+  /** Runtime media sessions of the packaging engines. */
+  readonly sessions: SessionControl;
   readonly defaultUserAgent: string;
 }
 

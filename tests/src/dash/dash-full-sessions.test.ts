@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { requestJson } from "../harness/http-client.js";
+import { login, requestJson } from "../harness/http-client.js";
 import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
-import { authSection } from "../harness/users.js";
+import { ADMIN_PASSWORD, authSection, VIEWER_PASSWORD } from "../harness/users.js";
 
 const IDLE_STOP_SEC = 2;
 
@@ -96,5 +96,97 @@ describe("DASH sessions through the full binary (on demand, autostart, idle stop
     const again = await fetch(moved.headers.get("location")!);
     assert.equal(again.status, 200);
     assert.match(await again.text(), /#EXT-X-MEDIA-SEQUENCE:/);
+  });
+});
+
+describe("session control over the admin API (full binary)", () => {
+  let src: DashLiveSource;
+  let gw: GatewayProcess;
+  let admin: string;
+
+  before(async () => {
+    src = await startDashLiveSource({ heights: [360], languages: ["eng"] });
+    await src.waitForSegments(3);
+    gw = await startGateway("full", {
+      auth: authSection(),
+      security: { allowed_hosts: ["127.0.0.1"] },
+      channels: [
+        { id: "live", title: "Live", ingress: "dash", source_url: src.mpdUrl, on_demand: false },
+        { id: "hls", title: "HLS", ingress: "hls", source_url: "http://127.0.0.1:9/x.m3u8" },
+      ],
+    });
+    admin = await login(gw.url, "admin", ADMIN_PASSWORD);
+  });
+  after(async () => {
+    await gw?.stop();
+    await src?.stop();
+  });
+
+  it("warms a channel up with 202 {state: starting} and lists its session in /v1/status", async () => {
+    const warm = await requestJson(`${gw.url}/v1/admin/channels/live/warmup`, {
+      method: "POST",
+      token: admin,
+    });
+    assert.equal(warm.status, 202);
+    assert.deepEqual(warm.body, { state: "starting" });
+    const status = await requestJson(`${gw.url}/v1/status`, { token: admin });
+    assert.equal(status.status, 200);
+    assert.equal(status.body.session_count, 1);
+    const s = status.body.sessions[0];
+    assert.equal(s.channel_id, "live");
+    assert.equal(s.engine, "native");
+    for (const field of [
+      "mode",
+      "pack_mode",
+      "fallback_reason",
+      "started_at",
+      "last_touch",
+      "state",
+      "errors",
+      "last_error",
+    ]) {
+      assert.ok(field in s, `status session lacks ${field}`);
+    }
+    assert.match(s.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  });
+
+  it("stops the session with 204, then 404 when none runs", async () => {
+    const del = await requestJson(`${gw.url}/v1/admin/sessions/live`, {
+      method: "DELETE",
+      token: admin,
+    });
+    assert.equal(del.status, 204);
+    assert.equal(del.text, "");
+    const status = await requestJson(`${gw.url}/v1/status`, { token: admin });
+    assert.equal(status.body.session_count, 0);
+    const again = await requestJson(`${gw.url}/v1/admin/sessions/live`, {
+      method: "DELETE",
+      token: admin,
+    });
+    assert.equal(again.status, 404);
+    assert.equal(again.body.error.code, "not_found");
+  });
+
+  it("answers 404 for an unknown channel and refuses a viewer session", async () => {
+    const unknown = await requestJson(`${gw.url}/v1/admin/channels/nope/warmup`, {
+      method: "POST",
+      token: admin,
+    });
+    assert.equal(unknown.status, 404);
+    const viewer = await login(gw.url, "viewer", VIEWER_PASSWORD);
+    const denied = await requestJson(`${gw.url}/v1/admin/channels/live/warmup`, {
+      method: "POST",
+      token: viewer,
+    });
+    assert.equal(denied.status, 403);
+  });
+
+  it("refuses to warm up a channel that is not locally packaged", async () => {
+    const r = await requestJson(`${gw.url}/v1/admin/channels/hls/warmup`, {
+      method: "POST",
+      token: admin,
+    });
+    assert.equal(r.status, 409);
+    assert.equal(r.body.error.code, "conflict");
   });
 });

@@ -31,7 +31,7 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.get("/v1/status", (c) => {
     const only = channelRestriction(principalOf(c));
-    const sessions = ctx.sessions().filter((s) => only === null || only.has(s.channel_id));
+    const sessions = ctx.sessions.list().filter((s) => only === null || only.has(s.channel_id));
     const stats = ctx.playbackStats();
     return c.json({
       uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
