@@ -95,11 +95,14 @@ export function renderMasterPlaylist(input: MasterPlaylistInput): string {
   return `${lines.join("\n")}\n`;
 }
 
-const displayNames = new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
+// Built on first use: loading ICU's language names costs tens of ms, which every
+// process start would pay even when it never publishes a DASH channel.
+let displayNames: Intl.DisplayNames | undefined;
 
 function displayName(language: string | undefined, index: number): string {
   if (!language) return `Audio ${index + 1}`;
   try {
+    displayNames ??= new Intl.DisplayNames(["en"], { type: "language", fallback: "code" });
     return displayNames.of(language) ?? language;
   } catch {
     return language;
