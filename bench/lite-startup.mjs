@@ -45,8 +45,22 @@ function once() {
   });
 }
 
+/** Control: a bare `node -e 0` start and exit, measured between the gateway runs. */
+function bareNode() {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    spawn(process.execPath, ["-e", "0"]).once("exit", () =>
+      resolve(Number(process.hrtime.bigint() - started) / 1e6),
+    );
+  });
+}
+
 const results = [];
-for (let i = 0; i < runs; i++) results.push(await once());
+const control = [];
+for (let i = 0; i < runs; i++) {
+  results.push(await once());
+  control.push(await bareNode());
+}
 rmSync(dir, { recursive: true, force: true });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`runs: ${results.map((r) => r.ms.toFixed(0)).join(", ")} ms`);
@@ -54,3 +68,4 @@ console.log(
   `start to listening, median of ${runs}: ${median(results.map((r) => r.ms)).toFixed(0)} ms`,
 );
 console.log(`idle RSS, median: ${median(results.map((r) => r.rssMb)).toFixed(1)} MiB`);
+console.log(`control, bare \`node -e 0\`, median of ${runs}: ${median(control).toFixed(0)} ms`);
