@@ -1,4 +1,4 @@
-import { isoSeconds } from "@svc/core/auth";
+import { loginResponse } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 import { clientAddress, readJsonBody } from "@svc/core/http";
 import { Hono } from "hono";
@@ -54,18 +54,7 @@ export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
       username: body.username,
       newPassword: body.new_password,
     });
-    const issued = await ctx.sessionTokens.issueSession({
-      username: account.username,
-      role: account.role,
-      channels: account.channelIds,
-      authRevision: account.authRevision,
-    });
-    return c.json({
-      token: issued.token,
-      expires_at: isoSeconds(issued.expiresAt),
-      username: account.username,
-      role: account.role,
-    });
+    return c.json(await loginResponse(ctx.sessionTokens, account));
   });
 
   return app;

@@ -7,7 +7,7 @@ import type { AppEnv } from "../http/types.js";
 import type { RateLimiter } from "./login-limiter.js";
 import { verifyPassword } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";
-import type { AccountDirectory } from "./users.js";
+import type { Account, AccountDirectory } from "./users.js";
 
 const loginBody = v.strictObject({
   username: v.pipe(v.string(), v.maxLength(256)),
@@ -39,20 +39,29 @@ export function createLoginRoute(deps: {
       c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
       throw new GatewayError("unauthorized", "invalid username or password");
     }
-    const issued = await deps.tokens.issueSession({
-      username: account.username,
-      role: account.role,
-      channels: account.channelIds,
-      authRevision: account.authRevision,
-    });
-    return c.json({
-      token: issued.token,
-      expires_at: isoSeconds(issued.expiresAt),
-      username: account.username,
-      role: account.role,
-    });
+    return c.json(await loginResponse(deps.tokens, account));
   });
   return app;
+}
+
+/**
+ * The body of a successful login, also answered by a credential change (spec:
+ * "same shape as login with a fresh token"): a new session bound to the
+ * account's current credential revision.
+ */
+export async function loginResponse(tokens: SessionTokens, account: Account) {
+  const issued = await tokens.issueSession({
+    username: account.username,
+    role: account.role,
+    channels: account.channelIds,
+    authRevision: account.authRevision,
+  });
+  return {
+    token: issued.token,
+    expires_at: isoSeconds(issued.expiresAt),
+    username: account.username,
+    role: account.role,
+  };
 }
 
 /** ISO 8601 UTC without milliseconds (`2026-01-02T03:04:05Z`), as the contract writes timestamps. */
