@@ -43,14 +43,14 @@ describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
     await page?.close();
   });
 
-  it("advances currentTime by 10 s with no fatal error", { timeout: 90_000 }, async () => {
+  it("advances currentTime by 10 s with no fatal error", { timeout: 180_000 }, async () => {
     const tab = await browser.newPage();
     const master = `${gw.url}/v1/play/d1/index.m3u8`;
     await tab.goto(`${page.origin}/?src=${encodeURIComponent(master)}`);
     type Probe = { t: number; fatal: string | null; errors: string[]; lowLatency: boolean };
     const state = () => tab.evaluate("window.probe()") as Promise<Probe>;
     await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
-      timeout: 30_000,
+      timeout: 60_000,
       polling: 200,
     });
     const start = await state();
@@ -58,7 +58,7 @@ describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
     await tab.waitForFunction(
       `window.probe().t >= ${start.t + 10} || window.fatal !== null`,
       undefined,
-      { timeout: 45_000, polling: 250 },
+      { timeout: 90_000, polling: 250 },
     );
     const end = await state();
     assert.equal(end.fatal, null, JSON.stringify(end.errors));

@@ -16,7 +16,7 @@ async function runDefault(cwd: string): Promise<string> {
   proc.stdout.setEncoding("utf8");
   const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no console line:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no console line:\n${out}`)), 60_000);
     proc.stdout.on("data", (d: string) => {
       out += d;
       if (/console/.test(out) && /listening on/.test(out)) {

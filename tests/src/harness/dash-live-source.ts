@@ -108,7 +108,7 @@ export async function startDashLiveSource(
     dir,
     requests,
     ffmpeg,
-    async waitForSegments(segments, timeoutMs = 30_000) {
+    async waitForSegments(segments, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         if (countListed(dir) >= segments) return;

@@ -78,7 +78,7 @@ export async function startDashSource(
     } catch {
       return false;
     }
-  }, opts.timeoutMs ?? 20_000);
+  }, opts.timeoutMs ?? 60_000);
   if (!ready) {
     killGroup(pid, "SIGKILL");
     throw new Error(`the DASH source did not come up: ${err}`);

@@ -70,7 +70,7 @@ export async function startGateway(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`gateway did not start:\n${out}\n${err}`)),
-      options.timeoutMs ?? 15_000,
+      options.timeoutMs ?? 60_000,
     );
     const onData = () => {
       const m = /^listening on (http:\/\/\S+)$/m.exec(out);
@@ -130,7 +130,7 @@ export async function runExpectingExit(
   proc.stdout.setEncoding("utf8").on("data", (d: string) => {
     stdout += d;
   });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 60_000);
   const code = await new Promise<number | null>((resolve) => proc.once("exit", (c) => resolve(c)));
   clearTimeout(timer);
   rmSync(dir, { recursive: true, force: true });
