@@ -68,10 +68,12 @@ export async function startGateway(
     err += d;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`gateway did not start:\n${out}\n${err}`)),
-      options.timeoutMs ?? 60_000,
-    );
+    const timer = setTimeout(() => {
+      // A gateway that missed its deadline must not outlive the test: its pipes
+      // would keep the test file's process (and the whole run) alive.
+      proc.kill("SIGKILL");
+      reject(new Error(`gateway did not start:\n${out}\n${err}`));
+    }, options.timeoutMs ?? 60_000);
     const onData = () => {
       const m = /^listening on (http:\/\/\S+)$/m.exec(out);
       if (m !== null) {
