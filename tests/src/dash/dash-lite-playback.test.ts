@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { validateMasterPlaylist, validateMediaPlaylist } from "@svc/playback/playlist-validator";
@@ -141,10 +141,16 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
       const ours = probeMp4([init.bytes, media.bytes]);
       assert.equal(ours.errors, "");
       assert.ok(ours.frames > 0);
-      // The source's own init + first segment of the same representation.
+      // The source's own init + a complete segment of the same representation. Not
+      // the first: the source's sliding window deletes old segments, and on a slow
+      // host it may already have; the second newest is complete and still there.
+      const segments = readdirSync(src.dir)
+        .filter((f) => f.startsWith(`chunk-stream${sourceRep}-`) && f.endsWith(".m4s"))
+        .sort();
+      assert.ok(segments.length >= 2, `source segments: ${segments.join(", ")}`);
       const theirs = probeMp4([
         readFileSync(join(src.dir, `init-stream${sourceRep}.m4s`)),
-        readFileSync(join(src.dir, `chunk-stream${sourceRep}-00001.m4s`)),
+        readFileSync(join(src.dir, segments[segments.length - 2]!)),
       ]);
       const pick = (s: (typeof ours.streams)[number]) => [
         s.codec_type,

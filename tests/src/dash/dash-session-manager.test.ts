@@ -58,7 +58,7 @@ function configFor(mpdUrl: string, otherUrl: string, lowLatency = true): Gateway
   );
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 20_000): Promise<T> {
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = probe();
@@ -116,7 +116,12 @@ describe("session manager (warmup, status, stop, engines, stall, bounded resourc
     );
     assert.equal(s.pack_mode, "ll-hls");
     assert.match(s.generation ?? "", /^[0-9a-z]+$/);
-    const p = s.packager!;
+    // Publication goes on after the state turns running; wait for it rather than
+    // assume a count at that instant (a slow host publishes the first window later).
+    const p = await until("six published segments", () => {
+      const counters = status("d1")?.packager;
+      return counters && counters.segments_published >= 6 ? counters : undefined;
+    });
     assert.ok(p.segments_published >= 6, "three segments for each of video and one audio");
     assert.ok(p.parts_published > p.segments_published);
     assert.ok(p.bytes_in > 0);
