@@ -19,7 +19,7 @@ import type { SessionManager } from "./session-manager.js";
 const IMMUTABLE = "private, max-age=31536000, immutable";
 const PLAYLIST_CACHE = "no-cache";
 /** How long a play request waits for a starting session's first publication. */
-const START_WAIT_MS = 15_000;
+const START_WAIT_MS = 30_000;
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
 
