@@ -45,6 +45,22 @@ describe("RenditionWindow", () => {
     assert.equal(w.isHinted(13, 2), false);
   });
 
+  it("hints the next segment's first part once a pending segment's parts cover its duration", () => {
+    const w = windowWith(3);
+    w.begin(13, false, 0, 2);
+    for (let i = 0; i < 3; i++) w.addPart(part(1, i === 0));
+    assert.match(w.render(undefined, []), /PRELOAD-HINT:TYPE=PART,URI="v0-13\.3\.m4s/);
+    assert.equal(w.isHinted(13, 3), true);
+    // The fourth 0.5 s part completes the 2 s segment: its body has not ended yet, but
+    // the next part to come is 14.0, not 13.4.
+    w.addPart(part(1));
+    assert.match(w.render(undefined, []), /PRELOAD-HINT:TYPE=PART,URI="v0-14\.0\.m4s/);
+    assert.equal(w.isHinted(14, 0), true);
+    assert.equal(w.isHinted(13, 4), false);
+    w.complete(0);
+    assert.equal(w.isHinted(14, 0), true);
+  });
+
   it("serves segments and parts as views of one buffer, and says what is future or gone", () => {
     const w = windowWith(2);
     const seg = w.segmentFile(11);

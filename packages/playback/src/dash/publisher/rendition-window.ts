@@ -32,6 +32,8 @@ interface PendingSegment {
   readonly msn: number;
   readonly discontinuity: boolean;
   readonly mapIndex: number;
+  /** The segment's duration from the MPD, when known: tells when its last part is in. */
+  readonly expectedSec: number | undefined;
   readonly parts: WindowPart[];
 }
 
@@ -106,8 +108,8 @@ export class RenditionWindow {
   }
 
   /** Announces the segment being written (its parts follow with {@link addPart}). */
-  begin(msn: number, discontinuity: boolean, mapIndex: number): void {
-    this.pending = { msn, discontinuity, mapIndex, parts: [] };
+  begin(msn: number, discontinuity: boolean, mapIndex: number, expectedSec?: number): void {
+    this.pending = { msn, discontinuity, mapIndex, expectedSec, parts: [] };
     this.nextMsnHint = msn;
     this.touch();
   }
@@ -274,17 +276,32 @@ export class RenditionWindow {
     }));
   }
 
+  /**
+   * The part the server will publish next. A pending segment whose parts already cover
+   * its MPD duration (within a quarter part target) is complete but for the end of its
+   * body, so the next part is the following segment's first: hinting `msn.N` there
+   * would announce a part that never comes.
+   */
+  private nextPart(): { msn: number; part: number } {
+    const p = this.pending;
+    if (!p) return { msn: this.nextMsnHint ?? this.lastMsn + 1, part: 0 };
+    if (p.expectedSec !== undefined && p.parts.length > 0) {
+      const have = p.parts.reduce((s, x) => s + x.durationSec, 0);
+      if (have >= p.expectedSec - (this.partTargetSec ?? 1) / 4) return { msn: p.msn + 1, part: 0 };
+    }
+    return { msn: p.msn, part: p.parts.length };
+  }
+
   private lowLatencyInput(reports: readonly RenditionReport[]) {
     const p = this.pending;
-    const hintMsn = p?.msn ?? this.nextMsnHint ?? this.lastMsn + 1;
-    const hintPart = p?.parts.length ?? 0;
+    const hint = this.nextPart();
     return {
       partTargetSec: this.partTargetSec ?? 1,
       ...(p ? { pendingParts: this.publishedParts(p.msn, p.parts) } : {}),
       ...(p?.discontinuity ? { pendingDiscontinuity: true } : {}),
       ...(p ? { pendingMapUri: this.uri("map", p.mapIndex) } : {}),
       // RFC 8216bis 4.4.5.3: the part the server will publish next (hls.js needs one).
-      preloadHintUri: this.uri("part", hintMsn, hintPart),
+      preloadHintUri: this.uri("part", hint.msn, hint.part),
       renditionReports: reports,
     };
   }
@@ -292,9 +309,8 @@ export class RenditionWindow {
   /** The next part a preload hint announced, for the "wait and stream it" answer. */
   isHinted(msn: number, part: number): boolean {
     if (this.partTargetSec === undefined || this.ended) return false;
-    const p = this.pending;
-    if (p) return msn === p.msn && part === p.parts.length;
-    return msn === (this.nextMsnHint ?? this.lastMsn + 1) && part === 0;
+    const next = this.nextPart();
+    return msn === next.msn && part === next.part;
   }
 
   segmentFile(msn: number): WindowFile {

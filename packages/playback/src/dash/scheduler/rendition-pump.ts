@@ -202,7 +202,7 @@ async function pumpSegment(
   const mediaTimescale = track.timescale;
   const here = trackable(positionOf(next, s.duration));
   const base = trimmedTo(seq, here);
-  o.window.begin(base.nextMsn, startsDiscontinuity(base, here), mapIndex);
+  o.window.begin(base.nextMsn, startsDiscontinuity(base, here), mapIndex, s.durationSec);
   const assembler = new ChunkAssembler(o.maxChunkBytes);
   let mediaTicks = 0;
   let failure: string | undefined;
