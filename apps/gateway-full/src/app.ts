@@ -15,6 +15,8 @@ import type { Logger } from "@svc/core/log";
 import {
   createDashLocalIngress,
   createSessionManager,
+  dashReadiness,
+  prepareFfmpegEngine,
   type SessionManager,
 } from "@svc/playback/dash-engine";
 import {
@@ -79,11 +81,16 @@ export async function composeFull(
     accounts: ctx.accounts,
   });
   const egress = egressFromConfig(config);
-  // DASH channels: runtime sessions of the native packaging engine (issue 5).
+  // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
+  // engine; ffmpeg processes a killed predecessor left behind are reaped first.
+  const ffmpeg = await prepareFfmpegEngine(config);
+  if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
+    log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
   const manager = createSessionManager({
     config,
     catalog: ctx.channels,
     egress,
+    ffmpeg: { dataDir: ffmpeg.dataDir },
     log: (event, fields) => log.info(fields, event),
   });
   sessions = manager;
@@ -104,7 +111,13 @@ export async function composeFull(
   app.route("/", createServiceInfoRoute(info));
   app.route(
     "/",
-    createHealthRoutes(() => ({ ready: true })),
+    createHealthRoutes(
+      dashReadiness({
+        channels: () => ctx.channels.list(),
+        sessionEngine: (id) => manager.get(id)?.engine,
+        ffmpegPath: config.media.ffmpeg_path,
+      }),
+    ),
   );
   app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
   app.route("/", createPlayback({ config, catalog: ctx.channels, authorizer, publicBaseUrl }));

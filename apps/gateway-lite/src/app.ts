@@ -12,7 +12,11 @@ import type { GatewayConfig } from "@svc/core/config";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { createDashLocalIngress, createSessionManager } from "@svc/playback/dash-engine";
+import {
+  createDashLocalIngress,
+  createSessionManager,
+  prepareFfmpegEngine,
+} from "@svc/playback/dash-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -25,13 +29,13 @@ import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
  * The lite gateway: exactly the seven lite routes of the spec over the config
  * file's static catalog. No database, no admin API, no guide, no metrics.
  */
-export function composeLite({
+export async function composeLite({
   config,
   log,
 }: {
   config: GatewayConfig;
   log: Logger;
-}): ComposedGateway {
+}): Promise<ComposedGateway> {
   const keys = resolveSigningKeys(config);
   const accounts = createStaticDirectory(accountsFromConfig(config));
   const tokens = createSessionTokens({
@@ -71,11 +75,16 @@ export function composeLite({
     }),
   );
   const egress = egressFromConfig(config);
-  // DASH channels: runtime sessions of the native packaging engine (issue 5).
+  // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
+  // engine; ffmpeg processes a killed predecessor left behind are reaped first.
+  const ffmpeg = await prepareFfmpegEngine(config);
+  if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
+    log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
   const sessions = createSessionManager({
     config,
     catalog,
     egress,
+    ffmpeg: { dataDir: ffmpeg.dataDir },
     log: (event, fields) => log.info(fields, event),
   });
   const playback = createPlaybackRuntime({

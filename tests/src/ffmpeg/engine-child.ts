@@ -2,8 +2,7 @@
 // runs, then idles. SIGTERM: graceful shutdown through stopAllFfmpegSessions. SIGUSR2:
 // process.exit without stopping anything (the exit hook must still kill ffmpeg). SIGKILL:
 // nothing runs at all (the orphan case).
-import { startFfmpegSession } from "@svc/playback/sessions/ffmpeg/ffmpeg-supervisor";
-import { stopAllFfmpegSessions } from "@svc/playback/sessions/ffmpeg/shutdown-registry";
+import { startFfmpegSession, stopAllFfmpegSessions } from "@svc/playback/ffmpeg-engine";
 
 const [dataDir, url, channelId = "orphan"] = process.argv.slice(2);
 if (dataDir === undefined || url === undefined) {

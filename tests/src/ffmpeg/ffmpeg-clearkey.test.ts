@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { startFfmpegSession } from "@svc/playback/sessions/ffmpeg/ffmpeg-supervisor";
-import { stopAllFfmpegSessions } from "@svc/playback/sessions/ffmpeg/shutdown-registry";
+import { startFfmpegSession, stopAllFfmpegSessions } from "@svc/playback/ffmpeg-engine";
 import { writeClearKeyDash } from "../harness/clearkey-dash-fixture.js";
 import { type Origin, startOrigin, waitFor } from "../harness/ffmpeg-dash-origin.js";
 

@@ -8,10 +8,10 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import {
   type FfmpegSession,
+  serveSessionFile,
   startFfmpegSession,
-} from "@svc/playback/sessions/ffmpeg/ffmpeg-supervisor";
-import { serveSessionFile } from "@svc/playback/sessions/ffmpeg/serve-session-file";
-import { stopAllFfmpegSessions } from "@svc/playback/sessions/ffmpeg/shutdown-registry";
+  stopAllFfmpegSessions,
+} from "@svc/playback/ffmpeg-engine";
 import {
   type DashSource,
   type Origin,

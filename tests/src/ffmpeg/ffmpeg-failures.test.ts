@@ -3,9 +3,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { checkFfmpeg, createFfmpegChecker } from "@svc/playback/sessions/ffmpeg/ffmpeg-check";
-import { startFfmpegSession } from "@svc/playback/sessions/ffmpeg/ffmpeg-supervisor";
-import { stopAllFfmpegSessions } from "@svc/playback/sessions/ffmpeg/shutdown-registry";
+import {
+  checkFfmpeg,
+  createFfmpegChecker,
+  startFfmpegSession,
+  stopAllFfmpegSessions,
+} from "@svc/playback/ffmpeg-engine";
 import { type Origin, startOrigin, waitFor } from "../harness/ffmpeg-dash-origin.js";
 import { isGone, ourZombies } from "../harness/process-table.js";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { reapOrphans } from "@svc/playback/sessions/ffmpeg/reap-orphans";
+import { reapOrphans } from "@svc/playback/ffmpeg-engine";
 import {
   type DashSource,
   type Origin,

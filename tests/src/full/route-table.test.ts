@@ -23,7 +23,9 @@ async function composed(build: "full" | "lite") {
   const log = createLogger({ level: "silent", build });
   const mod = await load(`apps/gateway-${build}/dist/app.js`);
   const gateway =
-    build === "full" ? await mod.composeFull({ config, log }) : mod.composeLite({ config, log });
+    build === "full"
+      ? await mod.composeFull({ config, log })
+      : await mod.composeLite({ config, log });
   return {
     app: gateway.app as { routes: { method: string; path: string }[] },
     async close() {

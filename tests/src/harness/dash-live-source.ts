@@ -5,6 +5,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { contentProtectionXml } from "../../../packages/playback/dist/cenc/testing/clearkey.js";
+import { encryptFile } from "../../../packages/playback/dist/cenc/testing/fragment-encryptor.js";
+import {
+  type EncryptorConfig,
+  encryptInit,
+} from "../../../packages/playback/dist/cenc/testing/init-encryptor.js";
+import { configFor, RECIPES } from "../../../packages/playback/dist/cenc/testing/vector-configs.js";
 
 /** One request the origin answered, for assertions on what the gateway sent upstream. */
 export interface OriginRequest {
@@ -23,6 +30,14 @@ export interface DashLiveSourceOptions {
   /** CMAF chunk (LL-DASH fragment) duration; 0 writes one fragment per segment. Default 0.5. */
   readonly fragDurationSec?: number;
   readonly segDurationSec?: number;
+  /** false: SegmentList addressing (`-use_template 0`), which the native engine refuses. */
+  readonly useTemplate?: boolean;
+  /**
+   * ClearKey CENC: the origin encrypts on the fly with the test-only encryptor of the
+   * playback package (recipe name, default `cenc-iv8`), and announces it in the MPD
+   * (`cenc:default_KID`). Segments are then served once complete, not as they grow.
+   */
+  readonly encrypt?: { readonly kid: string; readonly key: string; readonly recipe?: string };
 }
 
 export interface DashLiveSource {
@@ -62,8 +77,9 @@ export async function startDashLiveSource(
   const languages = options.languages ?? ["eng", "deu"];
   const dir = mkdtempSync(join(tmpdir(), "dash-live-"));
   const requests: OriginRequest[] = [];
+  const cipher = options.encrypt && originCipher(options.encrypt, heights.length);
   const server = createServer((req, res) => {
-    void answer(dir, req, res).then((status) =>
+    void answer(dir, req, res, cipher).then((status) =>
       requests.push({ path: req.url ?? "", headers: req.headers, status }),
     );
   });
@@ -86,7 +102,9 @@ export async function startDashLiveSource(
   args.push("-seg_duration", String(options.segDurationSec ?? 2));
   if (frag > 0) args.push("-frag_duration", String(frag), "-frag_type", "duration");
   args.push("-window_size", "3", "-extra_window_size", "10");
-  args.push("-use_template", "1", "-use_timeline", "1", "-format_options", "movflags=cmaf");
+  const template = options.useTemplate ?? true;
+  args.push("-use_template", template ? "1" : "0", "-use_timeline", template ? "1" : "0");
+  args.push("-format_options", "movflags=cmaf");
   args.push("-utc_timing_url", `${origin}/time`);
   // One AdaptationSet per audio stream: with `streams=a` ffmpeg puts every language into
   // one set carrying only the first @lang.
@@ -146,6 +164,8 @@ function countListed(dir: string): number {
   } catch {
     return 0;
   }
+  const list = /<SegmentList[\s\S]*?<\/SegmentList>/.exec(text)?.[0];
+  if (list !== undefined) return (list.match(/<SegmentURL /g) ?? []).length;
   const timeline = /<SegmentTimeline>([\s\S]*?)<\/SegmentTimeline>/.exec(text)?.[1] ?? "";
   let n = 0;
   for (const m of timeline.matchAll(/<S ([^>]*)\/>/g))
@@ -159,7 +179,87 @@ const TYPES: Record<string, string> = {
   mp4: "video/mp4",
 };
 
-async function answer(dir: string, req: IncomingMessage, res: ServerResponse): Promise<number> {
+/** How the origin encrypts: the MPD's ContentProtection and each stream's encryptor state. */
+interface OriginCipher {
+  readonly protection: string;
+  config(stream: number): EncryptorConfig;
+  inits: Map<number, ReturnType<typeof encryptInit>>;
+}
+
+function originCipher(
+  o: NonNullable<DashLiveSourceOptions["encrypt"]>,
+  videoStreams: number,
+): OriginCipher {
+  const recipe = RECIPES.find((r) => r.name === (o.recipe ?? "cenc-iv8"));
+  if (recipe === undefined) throw new Error(`no recipe ${o.recipe}`);
+  const kid = Buffer.from(o.kid, "hex");
+  const key = Buffer.from(o.key, "hex");
+  return {
+    protection: contentProtectionXml(recipe.scheme, kid),
+    // Every stream of ffmpeg's DASH output is its own file with track id 1.
+    config: (stream) =>
+      configFor(recipe, stream < videoStreams ? { video: 1 } : { audio: 1 }, kid, key),
+    inits: new Map(),
+  };
+}
+
+/** The MPD with the cenc namespace and a ContentProtection in every AdaptationSet. */
+function protectMpd(text: string, cipher: OriginCipher): string {
+  return text
+    .replace(/<MPD\b/, '<MPD xmlns:cenc="urn:mpeg:cenc:2013"')
+    .replace(/(<AdaptationSet\b[^>]*>)/g, `$1\n${cipher.protection}\n`);
+}
+
+/** Waits (up to 60 s) until ffmpeg renamed `NAME.tmp` to NAME; false if it never did. */
+async function complete(path: string): Promise<boolean> {
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(path)) {
+    if (!existsSync(`${path}.tmp`) || Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+async function answerEncrypted(
+  dir: string,
+  name: string,
+  res: ServerResponse,
+  cipher: OriginCipher,
+): Promise<number> {
+  const path = join(dir, name);
+  const stream = Number(/-stream(\d+)/.exec(name)?.[1] ?? -1);
+  let body: Buffer | undefined;
+  if (name.endsWith(".mpd") && existsSync(path))
+    body = Buffer.from(protectMpd(readFileSync(path, "utf8"), cipher));
+  else if (stream >= 0 && name.startsWith("init-") && existsSync(path)) {
+    let init = cipher.inits.get(stream);
+    if (!init) {
+      init = encryptInit(readFileSync(path), cipher.config(stream));
+      cipher.inits.set(stream, init);
+    }
+    body = init.init;
+  } else if (stream >= 0 && (await complete(path))) {
+    const init =
+      cipher.inits.get(stream) ??
+      encryptInit(readFileSync(join(dir, `init-stream${stream}.m4s`)), cipher.config(stream));
+    cipher.inits.set(stream, init);
+    body = encryptFile(readFileSync(path), cipher.config(stream), init.info);
+  }
+  if (body === undefined) {
+    res.writeHead(404).end();
+    return 404;
+  }
+  const type = TYPES[name.split(".").pop() ?? ""] ?? "application/octet-stream";
+  res.writeHead(200, { "content-type": type, "content-length": body.length }).end(body);
+  return 200;
+}
+
+async function answer(
+  dir: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  cipher: OriginCipher | undefined,
+): Promise<number> {
   const url = new URL(req.url ?? "/", "http://origin");
   if (url.pathname === "/time") {
     res.writeHead(200, { "content-type": "text/plain" }).end(new Date().toISOString());
@@ -170,6 +270,7 @@ async function answer(dir: string, req: IncomingMessage, res: ServerResponse): P
     res.writeHead(404).end();
     return 404;
   }
+  if (cipher) return answerEncrypted(dir, name, res, cipher);
   const path = join(dir, name);
   const type = TYPES[name.split(".").pop() ?? ""] ?? "application/octet-stream";
   if (existsSync(path)) {

@@ -2,8 +2,9 @@ import type { Egress } from "@svc/core/egress";
 import { inspectInit } from "../mp4/inspect-init.js";
 import { loadMpd, resolveClockOffset } from "./fetcher/mpd-loader.js";
 import type { FetchContext } from "./fetcher/upstream-fetch.js";
+import { inspectNativeSupport } from "./inspection/native-inspection.js";
 import { listAvailableSegments } from "./manifest/segment-availability.js";
-import { inspectNativeSupport } from "./native-support.js";
+import { planNativeRenditions } from "./native-support.js";
 import { ChannelPublication } from "./publisher/channel-publication.js";
 import { masterInputFromSelection } from "./publisher/master-playlist.js";
 import { QUERY_MARK, RenditionWindow } from "./publisher/rendition-window.js";
@@ -66,6 +67,10 @@ export class NativePackager {
   isReady = false;
   private tasks: Promise<void>[] = [];
 
+  get generation(): string {
+    return this.o.generation;
+  }
+
   constructor(private readonly o: NativePackagerOptions) {
     this.ready = new Promise((r) => {
       this.readyResolve = r;
@@ -95,14 +100,25 @@ export class NativePackager {
       else this.o.onError(clock.message);
     }
     if (this.abort.signal.aborted) return { ok: false, message: "stopped" };
-    const support = inspectNativeSupport(
+    // The probe's verdict, keys aside: what the native engine cannot do at all.
+    const capable = inspectNativeSupport(mpd, { ...this.o.prefs, keyKids: "any" });
+    if (!capable.native_supported) {
+      const reason = capable.reason ?? "unsupported by the native engine";
+      return { ok: false, message: reason, unsupported: reason };
+    }
+    const support = planNativeRenditions(
       mpd,
       Date.now() + clockOffsetMs,
       this.o.prefs,
       this.o.transforms,
       this.o.channelId,
     );
-    if (!support.ok) return { ok: false, message: support.reason, unsupported: support.reason };
+    if (!support.ok)
+      return {
+        ok: false,
+        message: support.reason,
+        ...(support.fallback ? { unsupported: support.reason } : {}),
+      };
     this.snapshot = { mpd, clockOffsetMs };
 
     const first = support.renditions[0]!;

@@ -32,7 +32,7 @@ export type NativeSupport =
       readonly selection: Selection;
       readonly renditions: readonly PlannedRendition[];
     }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly reason: string; readonly fallback: boolean };
 
 /** The Period that is live at `serverNowMs` (the first one for a static MPD). */
 export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined {
@@ -44,11 +44,14 @@ export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined
 }
 
 /**
- * Checks what the native engine needs: segment addressing by SegmentTemplate, at least
- * one video or audio representation, and a fragment transform for every rendition (clear
- * content, or decryption when issue 6 wires it).
+ * Plans the renditions of the current Period: the representations chosen, each with
+ * its fragment transform (clear content, or decryption with the channel's keys). Fails
+ * when one cannot be addressed by SegmentTemplate or its transform refuses it (`fallback`
+ * says whether the compatibility engine could do better). Capability checks of the
+ * whole MPD come first, from `inspection/native-inspection.ts`, the verdict the probe
+ * shows too.
  */
-export function inspectNativeSupport(
+export function planNativeRenditions(
   mpd: Mpd,
   serverNowMs: number,
   prefs: SelectionPreferences,
@@ -56,7 +59,7 @@ export function inspectNativeSupport(
   channelId: string,
 ): NativeSupport {
   const period = currentPeriod(mpd, serverNowMs);
-  if (!period) return { ok: false, reason: "MPD has no Period" };
+  if (!period) return { ok: false, reason: "MPD has no Period", fallback: true };
   const selection = selectRepresentations(period, prefs);
   const chosen: { name: string; role: RenditionRole; representation: Representation }[] = [];
   if (selection.video)
@@ -72,17 +75,24 @@ export function inspectNativeSupport(
       representation: a.representation,
     });
   }
-  if (chosen.length === 0) return { ok: false, reason: "no video or audio representation" };
+  if (chosen.length === 0)
+    return { ok: false, reason: "no video or audio representation", fallback: true };
   const renditions: PlannedRendition[] = [];
   for (const c of chosen) {
     if (c.representation.addressing.kind !== "template") {
       return {
         ok: false,
         reason: `representation ${c.representation.id}: ${c.representation.addressing.reason}`,
+        fallback: true,
       };
     }
     const t = transforms({ channelId, representation: c.representation });
-    if (!t.ok) return { ok: false, reason: `representation ${c.representation.id}: ${t.reason}` };
+    if (!t.ok)
+      return {
+        ok: false,
+        reason: `representation ${c.representation.id}: ${t.reason}`,
+        fallback: t.fallback,
+      };
     renditions.push({ ...c, transform: t.transform });
   }
   return { ok: true, period, selection, renditions };

@@ -11,6 +11,7 @@ import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-wi
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
+import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
@@ -52,7 +53,13 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       const signal = clientSignal(c);
       if (!(await session.whenReady(START_WAIT_MS, signal)))
         throw notReady(session.lastError === null ? "channel is starting" : "channel is not ready");
-      const text = session.packager?.publication?.master();
+      const packager = session.packager;
+      if (packager?.folder !== undefined) {
+        const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
+        count(session, r.bytes);
+        return r.response;
+      }
+      const text = packager?.publication?.master();
       if (text === undefined) throw notReady("channel is starting");
       const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
       count(session, Buffer.byteLength(body));
@@ -63,6 +70,9 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     },
 
     async live(c, req, file) {
+      const current = o.sessions.get(req.channel.id);
+      if (current?.engine === "ffmpeg" || (!current && isFolderPlaylist(file)))
+        return folderLive(c, req, file);
       const lf = parseLiveFile(file);
       if (!lf) throw new GatewayError("not_found", "no such file");
       const url = new URL(c.req.url);
@@ -114,6 +124,25 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       }
     },
   };
+
+  /** `live/{file}` of a session of the compatibility engine (files in a folder). */
+  async function folderLive(c: Context<AppEnv>, req: PlayRequest, file: string) {
+    const playlistFile = isFolderPlaylist(file);
+    const session = playlistFile ? o.sessions.open(req.channel) : o.sessions.get(req.channel.id);
+    if (!session) {
+      if (playlistFile) throw new GatewayError("not_ready", "channel is not running");
+      throw gone();
+    }
+    session.touch();
+    if (playlistFile && !(await session.whenReady(START_WAIT_MS, clientSignal(c))))
+      throw notReady("channel is starting");
+    const packager = session.packager;
+    if (packager?.folder === undefined)
+      throw playlistFile ? notReady("channel is starting") : gone();
+    const r = await serveFolderFile(c, req, packager, file, "live");
+    count(session, r.bytes);
+    return r.response;
+  }
 
   async function playlist(
     c: Context<AppEnv>,

@@ -3,13 +3,18 @@ import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 
 /**
  * What a session needs from a packaging engine. The native engine
- * (`dash/native-packager.ts`) implements it; the ffmpeg compatibility engine (issue 6)
- * plugs in through {@link SessionEngines} with the same shape.
+ * (`dash/native-packager.ts`) publishes in memory (`publication`); the ffmpeg
+ * compatibility engine (`sessions/ffmpeg/ffmpeg-packager.ts`) writes HLS files into
+ * `folder`.
  */
 export interface Packager {
   readonly engine: "native" | "ffmpeg";
+  /** The publication generation of this packager (`g` in every URL it serves). */
+  readonly generation: string;
   readonly counters: PackagerCounters;
   readonly publication: ChannelPublication | undefined;
+  /** The folder of the HLS files the engine writes (compatibility engine only). */
+  readonly folder?: string | undefined;
   readonly packMode: "ll-hls" | "hls" | undefined;
   /** Epoch ms of the last published part or segment. */
   readonly lastProgressMs: number;
@@ -36,7 +41,7 @@ export interface PackagerContext {
 
 export type PackagerFactory = (ctx: PackagerContext) => Packager;
 
-/** Engines available to the session manager; `ffmpeg` arrives with issue 6. */
+/** Engines available to the session manager; without `ffmpeg` its sessions fail. */
 export interface SessionEngines {
   readonly native: PackagerFactory;
   readonly ffmpeg?: PackagerFactory;

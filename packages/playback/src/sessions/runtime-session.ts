@@ -146,8 +146,7 @@ export class RuntimeSession {
 
   private context(sourceUrl: string): PackagerContext {
     const generation = this.deps.nextGeneration();
-    const mine = () =>
-      this.packager?.publication?.generation === generation || this.state === "starting";
+    const mine = () => this.packager?.generation === generation || this.state === "starting";
     return {
       channelId: this.channel.id,
       sourceUrl,
@@ -251,7 +250,7 @@ export class RuntimeSession {
       state: this.state,
       errors: this.errors,
       last_error: this.lastError,
-      generation: p?.publication?.generation ?? null,
+      generation: p?.generation ?? null,
       restarts: this.restarts,
       packager: p ? { ...p.counters, bytes_held: p.bytesHeld() } : null,
     };

@@ -1,12 +1,12 @@
 import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
+import { decryptingTransforms } from "../cenc/fragment-decryption.js";
+import { type KeyTable, keyTableFromHex } from "../cenc/kid.js";
 import { NativePackager } from "../dash/native-packager.js";
-import {
-  clearContentOnly,
-  type FragmentTransformFactory,
-} from "../dash/segmenter/fragment-transform.js";
+import type { FragmentTransformFactory } from "../dash/segmenter/fragment-transform.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
+import { type FfmpegEngineOptions, FfmpegPackager } from "./ffmpeg/ffmpeg-packager.js";
 import type { PackagerFactory, SessionEngines } from "./packager.js";
 import {
   DEFAULT_STALL_TIMINGS,
@@ -21,10 +21,17 @@ export interface SessionManagerOptions {
   readonly config: GatewayConfig;
   readonly catalog: ChannelCatalog;
   readonly egress: Egress;
-  /** Per-rendition fragment transform (decryption, issue 6); default: clear content only. */
+  /**
+   * Per-rendition fragment transform; default: ClearKey CENC decryption with the
+   * channel's `keys` over `media.keys`.
+   */
   readonly transforms?: FragmentTransformFactory;
-  /** The ffmpeg compatibility engine (issue 6); without it `engine: ffmpeg` sessions fail. */
-  readonly ffmpegEngine?: PackagerFactory;
+  /**
+   * The ffmpeg compatibility engine: where its sessions write (`server.data_dir`, or a
+   * private temporary folder) and optional supervision settings. Without it, sessions
+   * that need the engine fail with a clear `last_error`.
+   */
+  readonly ffmpeg?: Pick<FfmpegEngineOptions, "dataDir" | "output" | "supervision">;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
   readonly stallTimings?: StallTimings;
@@ -71,7 +78,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
   const log = o.log ?? (() => undefined);
   // Generation ids: unique across restarts of the process too (they travel in URLs).
   let generationCounter = Date.now();
-  const transforms = o.transforms ?? clearContentOnly;
+  const transforms =
+    o.transforms ?? decryptingTransforms((id) => channelKeyTable(o.config, o.catalog.get(id)));
   const native: PackagerFactory = (ctx) =>
     new NativePackager({
       ...ctx,
@@ -81,10 +89,17 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       transforms,
       prefs: preferencesOf(o.catalog.get(ctx.channelId)),
     });
-  const engines: SessionEngines = {
-    native,
-    ...(o.ffmpegEngine ? { ffmpeg: o.ffmpegEngine } : {}),
-  };
+  const ffmpeg: PackagerFactory | undefined =
+    o.ffmpeg &&
+    ((ctx) =>
+      new FfmpegPackager(ctx, {
+        ...o.ffmpeg!,
+        egress: o.egress,
+        ffmpegPath: o.config.media.ffmpeg_path,
+        maxMpdBytes: o.config.security.max_playlist_bytes,
+        keys: (id) => ({ channel: o.catalog.get(id)?.keys ?? {}, global: o.config.media.keys }),
+      }));
+  const engines: SessionEngines = { native, ...(ffmpeg ? { ffmpeg } : {}) };
   const deps = {
     engines,
     timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
@@ -190,4 +205,12 @@ function preferencesOf(channel: Channel | undefined) {
     ...(channel?.prefer_height == null ? {} : { preferHeight: channel.prefer_height }),
     preferredAudioLanguages: channel?.preferred_audio_languages ?? [],
   };
+}
+
+/** The content keys of a channel: its own `keys` over `media.keys` (operator contract). */
+export function channelKeyTable(config: GatewayConfig, channel: Channel | undefined): KeyTable {
+  const table = keyTableFromHex({ ...config.media.keys, ...channel?.keys });
+  // The config schema validated both maps; a bad entry leaves the table empty, so the
+  // session reports the KID it misses instead of using a partial table.
+  return table.ok ? table.value : new Map();
 }

@@ -20,10 +20,3 @@ export interface NativeInspection {
   /** Distinct `cenc:default_KID`s of the chosen representations, 32 lowercase hex digits each. */
   readonly kids: readonly string[];
 }
-
-/** The engine a session runs and, when it is not the plain native choice, why. */
-export interface EngineResolution {
-  readonly engine: EngineName;
-  /** The runtime session's `fallback_reason`; null when the native engine runs as inspected. */
-  readonly fallback_reason: string | null;
-}

@@ -10,8 +10,12 @@ import { normalizeKid, type ProtectedTrack, protectionProblems } from "./protect
 
 /** What the inspection needs besides the MPD. */
 export interface InspectionOptions extends SelectionPreferences {
-  /** KIDs a key is configured for (channel `keys` and `media.keys`), any case, dashes allowed. */
-  readonly keyKids?: Iterable<string>;
+  /**
+   * KIDs a key is configured for (channel `keys` and `media.keys`), any case, dashes
+   * allowed; `"any"` leaves keys out of the verdict (the session checks them itself, and a
+   * missing key is no reason to change engine).
+   */
+  readonly keyKids?: Iterable<string> | "any";
 }
 
 /** Why the native engine cannot address a representation's segments (5.3.9). */
@@ -60,7 +64,8 @@ export function inspectNativeSupport(mpd: Mpd, opts: InspectionOptions = {}): Na
     }
     tracks.push(...chosen);
   }
-  const keyKids = new Set([...(opts.keyKids ?? [])].map(normalizeKid));
+  const keyKids =
+    opts.keyKids === "any" ? "any" : new Set([...(opts.keyKids ?? [])].map(normalizeKid));
   const protection = protectionProblems(tracks, keyKids);
   problems.push(...protection.problems);
   const unique = [...new Set(problems)];

@@ -44,7 +44,7 @@ export function normalizeKid(kid: string): string {
  */
 export function protectionProblems(
   tracks: readonly ProtectedTrack[],
-  availableKids: ReadonlySet<string>,
+  availableKids: ReadonlySet<string> | "any",
 ): { problems: string[]; encrypted: boolean; kids: string[] } {
   const problems: string[] = [];
   const kidsBySlot = new Map<string, Set<string>>();
@@ -77,7 +77,9 @@ export function protectionProblems(
     if (kids.size > 1)
       problems.push(`${slot} changes KID across Periods (${kids.size} KIDs: key rotation)`);
   }
-  if (encrypted && availableKids.size === 0)
+  if (availableKids === "any") {
+    // Capabilities only: the caller checks the keys itself.
+  } else if (encrypted && availableKids.size === 0)
     problems.push(
       "the source is encrypted and no keys are configured (channel keys or media.keys)",
     );

@@ -9,7 +9,7 @@ import {
 } from "../manifest/sequence-tracker.js";
 import type { RenditionWindow } from "../publisher/rendition-window.js";
 import { ChunkAssembler } from "../segmenter/chunk-assembler.js";
-import { type FragmentTransform, IDENTITY_TRANSFORM } from "../segmenter/fragment-transform.js";
+import type { FragmentTransform } from "../segmenter/fragment-transform.js";
 import type { SelectionPreferences } from "../selection/representation-choice.js";
 import type { PackagerCounters } from "./packager-counters.js";
 import {
@@ -101,6 +101,9 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
     }
     if (next.initUrl !== undefined && next.initUrl !== initUrl) {
       const r = await fetchInit(o, next.initUrl);
+      // The transform refused the init (a missing key, an unsupported scheme): the same
+      // bytes would fail again, so the packager gives up and the session fails with it.
+      if (!r.ok && r.fatal) throw new Error(r.message);
       if (!r.ok) {
         o.counters.fetch_errors += 1;
         o.counters.retries += 1;
@@ -153,12 +156,15 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
 async function fetchInit(
   o: PumpOptions,
   url: string,
-): Promise<{ ok: true; bytes: Buffer; init: InitInfo } | { ok: false; message: string }> {
+): Promise<
+  { ok: true; bytes: Buffer; init: InitInfo } | { ok: false; message: string; fatal?: true }
+> {
   const r = await fetchBytes(o.ctx, url, { maxBytes: o.maxInitBytes, deadlineMs: 15_000 });
   if (!r.ok) return { ok: false, message: `init segment: ${r.message}` };
   o.counters.bytes_in += r.bytes.length;
   const t = o.transform.init(r.bytes);
-  if (!t.ok) return { ok: false, message: `init segment ${t.error.box}: ${t.error.message}` };
+  if (!t.ok)
+    return { ok: false, fatal: true, message: `init segment ${t.error.box}: ${t.error.message}` };
   const parsed = parseInit(t.value);
   if (!parsed.ok)
     return { ok: false, message: `init segment ${parsed.error.box}: ${parsed.error.message}` };
@@ -216,7 +222,7 @@ async function pumpSegment(
         break;
       }
       // Clear content is final as it arrives: a preload-hinted part can stream it.
-      const streamable = o.transform === IDENTITY_TRANSFORM;
+      const streamable = o.transform.passthrough();
       for (const chunk of r.value) {
         const t = o.transform.chunk(chunk);
         if (!t.ok) {

@@ -11,6 +11,11 @@ import type { Representation } from "../manifest/mpd-model.js";
 export interface FragmentTransform {
   init(bytes: Buffer): Result<Buffer>;
   chunk(bytes: Buffer): Result<Buffer>;
+  /**
+   * True when chunks pass through unchanged (known after `init`), so a preload-hinted
+   * part may stream its bytes as they arrive.
+   */
+  passthrough(): boolean;
 }
 
 /** What a transform factory learns about the rendition it serves. */
@@ -21,25 +26,27 @@ export interface TransformTarget {
 
 /**
  * Creates the transform of one rendition, or says why the rendition cannot be
- * packaged natively (for example: encrypted and no key). Called once per rendition
- * and packager start.
+ * packaged natively. `fallback` tells the engine choice whether the compatibility
+ * engine could do better (an unsupported scheme: yes; a missing key: no, it would
+ * lack the same key, so the session fails with the reason instead). Called once per
+ * rendition and packager start.
  */
 export type FragmentTransformFactory = (
   target: TransformTarget,
-) => { ok: true; transform: FragmentTransform } | { ok: false; reason: string };
+) => { ok: true; transform: FragmentTransform } | { ok: false; reason: string; fallback: boolean };
 
 /** Clear content: bytes pass through untouched. */
 export const IDENTITY_TRANSFORM: FragmentTransform = {
   init: (bytes) => ({ ok: true, value: bytes }),
   chunk: (bytes) => ({ ok: true, value: bytes }),
+  passthrough: () => true,
 };
 
 /**
- * The transform factory of this build: clear representations pass through; a
- * representation with ContentProtection cannot be packaged until decryption is wired
- * (issue 6), which the engine choice reports as the fallback reason.
+ * Clear content only (a packager built without keys, in unit tests): a representation
+ * with ContentProtection is left to the compatibility engine.
  */
 export const clearContentOnly: FragmentTransformFactory = (target) =>
   target.representation.contentProtection.length === 0
     ? { ok: true, transform: IDENTITY_TRANSFORM }
-    : { ok: false, reason: "encrypted representation: no decryption configured" };
+    : { ok: false, reason: "encrypted representation: no decryption configured", fallback: true };

@@ -1,5 +1,6 @@
+import type { Readiness } from "@svc/core/http";
 import type { EngineName } from "../../dash/inspection/inspection-model.js";
-import type { FfmpegStatus } from "./ffmpeg-check.js";
+import { checkFfmpeg, type FfmpegStatus } from "./ffmpeg-check.js";
 
 /** The channel fields readiness looks at. */
 export interface ReadinessChannel {
@@ -8,36 +9,45 @@ export interface ReadinessChannel {
   readonly disabled: boolean;
 }
 
-/** `/readyz` answer: status and exact body (spec "Errors" shape for 503). */
-export type ReadinessAnswer =
-  | { status: 200; body: { status: "ready" } }
-  | { status: 503; body: { error: { code: "not_ready"; message: string } } };
-
 /**
- * Spec `/readyz`: 503 `not_ready` when any enabled DASH channel resolves to the FFmpeg
- * compatibility engine and ffmpeg is not runnable; otherwise `{status: "ready"}`.
- * `engineFor` says which engine a channel resolves to (the channel's `engine`, or for
- * `auto` the last inspection's verdict). The message names neither channels nor paths:
+ * Spec `/readyz`: not ready when any enabled DASH channel resolves to the FFmpeg
+ * compatibility engine and ffmpeg is not runnable; ready otherwise. `engineFor` says
+ * which engine a channel resolves to (the channel's `engine`, or for `auto` its running
+ * session's; undefined while unknown). The reason names neither channels nor paths:
  * the endpoint is public.
- * @example readiness(catalog.list(), (c) => sessions.engineOf(c.id), await checkFfmpeg(config.media.ffmpeg_path))
+ * @example readiness(catalog.list(), (c) => engineOf(c), await checkFfmpeg(config.media.ffmpeg_path))
  */
 export function readiness<C extends ReadinessChannel>(
   channels: readonly C[],
   engineFor: (channel: C) => EngineName | undefined,
   ffmpeg: FfmpegStatus,
-): ReadinessAnswer {
-  if (ffmpeg.ok) return { status: 200, body: { status: "ready" } };
+): Readiness {
+  if (ffmpeg.ok) return { ready: true };
   const needing = channels.filter(
     (c) => c.ingress === "dash" && !c.disabled && engineFor(c) === "ffmpeg",
   ).length;
-  if (needing === 0) return { status: 200, body: { status: "ready" } };
+  if (needing === 0) return { ready: true };
   return {
-    status: 503,
-    body: {
-      error: {
-        code: "not_ready",
-        message: `ffmpeg is not runnable and ${needing} DASH channel(s) need the compatibility engine`,
-      },
-    },
+    ready: false,
+    reason: `ffmpeg is not runnable and ${needing} DASH channel(s) need the compatibility engine`,
+  };
+}
+
+/**
+ * The full build's `/readyz` check over the live catalog and sessions. ffmpeg is only
+ * run (`-version`, cached 10 s) when some enabled DASH channel could need it.
+ */
+export function dashReadiness<C extends ReadinessChannel & { readonly engine: string }>(o: {
+  channels: () => readonly C[];
+  sessionEngine: (channelId: string) => EngineName | undefined;
+  ffmpegPath: string;
+}): () => Promise<Readiness> {
+  const engineFor = (c: C): EngineName | undefined =>
+    c.engine === "ffmpeg" || c.engine === "native" ? c.engine : o.sessionEngine(c.id);
+  return async () => {
+    const channels = o.channels();
+    if (!channels.some((c) => c.ingress === "dash" && !c.disabled && engineFor(c) === "ffmpeg"))
+      return { ready: true };
+    return readiness(channels, engineFor, await checkFfmpeg(o.ffmpegPath));
   };
 }

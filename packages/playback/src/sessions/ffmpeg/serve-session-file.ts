@@ -43,8 +43,8 @@ export function sessionFileNameProblem(name: string): string | undefined {
 /**
  * Open one file of a session folder for the `live/{file}` route: validated name, known
  * extension, regular file (symlinks refused), streamed from disk with length, content type
- * and cache policy. With `playlistQuery`, a playlist is read (bounded) and every URI in it
- * gets that query appended.
+ * and cache policy. With `playlistQuery` (or `uriPrefix`), a playlist is read (bounded)
+ * and every URI in it gets that query appended (and the prefix put in front).
  * @example
  * const r = await serveSessionFile(session.dir, c.req.param("file"), { playlistQuery: `token=${token}` });
  * if (!r.ok) throw new GatewayError(r.code, r.message);
@@ -52,7 +52,7 @@ export function sessionFileNameProblem(name: string): string | undefined {
 export async function serveSessionFile(
   dir: string,
   name: string,
-  opts: { playlistQuery?: string } = {},
+  opts: { playlistQuery?: string; uriPrefix?: string } = {},
 ): Promise<SessionFileResult> {
   const problem = sessionFileNameProblem(name);
   if (problem !== undefined)
@@ -79,13 +79,15 @@ export async function serveSessionFile(
   }
   const playlist = ext === ".m3u8";
   const cacheControl = playlist ? PLAYLIST_CACHE : SEGMENT_CACHE;
-  if (playlist && opts.playlistQuery !== undefined && opts.playlistQuery !== "") {
+  const query = opts.playlistQuery ?? "";
+  const prefix = opts.uriPrefix ?? "";
+  if (playlist && (query !== "" || prefix !== "")) {
     if (st.size > MAX_PLAYLIST_BYTES) {
       await handle.close();
       return missing;
     }
     const text = await handle.readFile("utf8").finally(() => handle.close());
-    const body = appendQueryToPlaylist(text, opts.playlistQuery);
+    const body = appendQueryToPlaylist(text, query, prefix);
     return {
       ok: true,
       status: 200,

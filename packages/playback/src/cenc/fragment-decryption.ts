@@ -1,0 +1,87 @@
+import type {
+  FragmentTransform,
+  FragmentTransformFactory,
+} from "../dash/segmenter/fragment-transform.js";
+import { IDENTITY_TRANSFORM } from "../dash/segmenter/fragment-transform.js";
+import { fail, ok, type Result } from "../mp4/parse-result.js";
+import { decryptInit } from "./init-decrypt.js";
+import { type KeyTable, kidHex } from "./kid.js";
+import { decryptSegment } from "./segment-decrypt.js";
+import type { DecryptContext } from "./track-protection.js";
+
+/** MPD-level facts the factory checks before a session starts (ISO/IEC 23009-1 5.8.4.1). */
+const MP4_PROTECTION = "urn:mpeg:dash:mp4protection:2011";
+/** ISO/IEC 23001-7 schemes {@link decryptSegment} implements. */
+const SCHEMES = new Set(["cenc", "cens", "cbc1", "cbcs"]);
+
+/**
+ * The native engine's fragment transform for ClearKey CENC (issue 6): a representation
+ * is decrypted with the channel's key table (channel `keys` over `media.keys`, built by
+ * the caller). Before the session starts, every `cenc:default_KID` the MPD declares must
+ * have a key: a missing one fails the session with a reason naming the KID (never the
+ * key), and is not a reason to fall back to the compatibility engine, which would lack
+ * the same key. The init segment decides at run time: a protected one (`encv`/`enca`)
+ * is turned clear and its fragments decrypted; a clear one passes through untouched,
+ * so parts can stream while they arrive.
+ *
+ * @example
+ * const transforms = decryptingTransforms((id) => keyTableOf(catalog.get(id)));
+ * createSessionManager({ config, catalog, egress, transforms });
+ */
+export function decryptingTransforms(
+  keysOf: (channelId: string) => KeyTable,
+): FragmentTransformFactory {
+  return ({ channelId, representation }) => {
+    const keys = keysOf(channelId);
+    for (const cp of representation.contentProtection) {
+      const isMp4 = cp.schemeIdUri.trim().toLowerCase() === MP4_PROTECTION;
+      const scheme = cp.value?.trim().toLowerCase();
+      if (isMp4 && scheme && !SCHEMES.has(scheme))
+        return { ok: false, fallback: true, reason: `unsupported protection scheme '${scheme}'` };
+      const kid = cp.defaultKid?.replace(/-/g, "").toLowerCase();
+      if (kid !== undefined && !keys.has(kid))
+        return { ok: false, fallback: false, reason: `no key is configured for KID ${kid}` };
+    }
+    return { ok: true, transform: new DecryptingTransform(keys) };
+  };
+}
+
+/** One rendition's decryptor: the init fixes the context, each chunk is decrypted whole. */
+class DecryptingTransform implements FragmentTransform {
+  private context: DecryptContext | undefined;
+  private clear = false;
+
+  constructor(private readonly keys: KeyTable) {}
+
+  passthrough(): boolean {
+    return this.clear;
+  }
+
+  init(bytes: Buffer): Result<Buffer> {
+    const r = decryptInit(bytes);
+    if (!r.ok) return r;
+    const protectedEntries = [...r.value.context.tracks.values()].flatMap((t) =>
+      t.entries.filter((e) => e !== null),
+    );
+    this.clear = protectedEntries.length === 0;
+    if (this.clear) {
+      this.context = undefined;
+      return IDENTITY_TRANSFORM.init(bytes);
+    }
+    for (const e of protectedEntries) {
+      if (!SCHEMES.has(e.scheme))
+        return fail("schm", `unsupported protection scheme '${e.scheme}'`);
+      const kid = kidHex(e.defaults.kid);
+      if (e.defaults.isProtected && !this.keys.has(kid))
+        return fail("tenc", `no key is configured for KID ${kid}`);
+    }
+    this.context = r.value.context;
+    return ok(r.value.init);
+  }
+
+  chunk(bytes: Buffer): Result<Buffer> {
+    if (this.clear) return ok(bytes);
+    if (this.context === undefined) return fail("moof", "fragment before its init segment");
+    return decryptSegment(bytes, { keys: this.keys, context: this.context });
+  }
+}

@@ -1,0 +1,171 @@
+import type { Egress } from "@svc/core/egress";
+import { fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
+import { inspectMpdText } from "../../dash/inspection/native-inspection.js";
+import {
+  createPackagerCounters,
+  type PackagerCounters,
+} from "../../dash/scheduler/packager-counters.js";
+import type { Packager, PackagerContext } from "../packager.js";
+import type { HlsOutputOptions } from "./ffmpeg-args.js";
+import { chooseFfmpegKey } from "./ffmpeg-key.js";
+import type { FfmpegSessionStatus, SupervisionOptions } from "./ffmpeg-session-types.js";
+import { type FfmpegSession, startFfmpegSession } from "./ffmpeg-supervisor.js";
+
+/** What the compatibility engine needs besides one generation's {@link PackagerContext}. */
+export interface FfmpegEngineOptions {
+  readonly egress: Egress;
+  /** `media.ffmpeg_path`. */
+  readonly ffmpegPath: string;
+  /** `server.data_dir`: session folders and pidfiles live under `sessions/`. */
+  readonly dataDir: string;
+  /** `security.max_playlist_bytes`: ceiling of the MPD read for the key choice. */
+  readonly maxMpdBytes: number;
+  /** The channel's own `keys` and `media.keys`, `{KID hex: key hex}`. */
+  keys(channelId: string): {
+    readonly channel: Readonly<Record<string, string>>;
+    readonly global: Readonly<Record<string, string>>;
+  };
+  readonly output?: HlsOutputOptions;
+  readonly supervision?: SupervisionOptions;
+}
+
+/**
+ * The ffmpeg compatibility engine as a session {@link Packager}: it reads the MPD once
+ * through the egress guard (the SSRF check of the source, and the KIDs for the one key
+ * ffmpeg takes), then runs a supervised ffmpeg (`ffmpeg-supervisor.ts`) that writes HLS
+ * into `{data_dir}/sessions/<channel>/<generation>/`, served by the `live/{file}` route.
+ * Ready once ffmpeg wrote its first playlist; every ffmpeg exit is reported as an error
+ * with the tail of its stderr (secrets scrubbed); when the supervisor gives up the
+ * session restarts the packager with its own backoff.
+ */
+export class FfmpegPackager implements Packager {
+  readonly engine = "ffmpeg" as const;
+  readonly counters: PackagerCounters = createPackagerCounters();
+  readonly publication = undefined;
+  readonly packMode = "hls" as const;
+  readonly ready: Promise<void>;
+  isReady = false;
+  private session: FfmpegSession | undefined;
+  private readonly abort = new AbortController();
+  private readyResolve: (() => void) | undefined;
+  private progressMark = -1;
+  private progressAt = Date.now();
+
+  constructor(
+    private readonly ctx: PackagerContext,
+    private readonly o: FfmpegEngineOptions,
+  ) {
+    this.ready = new Promise((resolve) => {
+      this.readyResolve = resolve;
+    });
+  }
+
+  get generation(): string {
+    return this.ctx.generation;
+  }
+
+  /** The session folder ffmpeg writes into; undefined before start. */
+  get folder(): string | undefined {
+    return this.session?.dir;
+  }
+
+  /** Moves whenever ffmpeg's output position does (polled by the session's stall tick). */
+  get lastProgressMs(): number {
+    const out = this.session?.status().out_time_ms ?? -1;
+    if (out !== this.progressMark) {
+      this.progressMark = out;
+      this.progressAt = Date.now();
+    }
+    return this.progressAt;
+  }
+
+  async start(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const { ctx, o } = this;
+    const mpd = await fetchBytes(
+      {
+        egress: o.egress,
+        channelId: ctx.channelId,
+        headers: ctx.headers,
+        signal: this.abort.signal,
+      },
+      ctx.sourceUrl,
+      { maxBytes: o.maxMpdBytes, deadlineMs: 15_000 },
+    );
+    if (!mpd.ok) return { ok: false, message: `MPD: ${mpd.message}` };
+    this.counters.mpd_refreshes += 1;
+    const inspection = inspectMpdText(mpd.bytes, mpd.url);
+    const keys = o.keys(ctx.channelId);
+    const key = chooseFfmpegKey(inspection, keys.channel, keys.global);
+    if (!key.ok) return { ok: false, message: key.error };
+    const { userAgent, headers } = splitUserAgent(ctx.headers);
+    const started = await startFfmpegSession({
+      ffmpegPath: o.ffmpegPath,
+      dataDir: o.dataDir,
+      channelId: ctx.channelId,
+      generation: ctx.generation,
+      source: {
+        url: mpd.url,
+        headers,
+        ...(userAgent === undefined ? {} : { userAgent }),
+        ...(key.value === undefined ? {} : { decryptionKey: key.value }),
+      },
+      ...(o.output ? { output: o.output } : {}),
+      ...(o.supervision ? { supervision: o.supervision } : {}),
+    });
+    if (!started.ok) return { ok: false, message: started.error };
+    const session = started.value;
+    this.session = session;
+    session.on("state", (s) => this.onState(s));
+    session.on("exit", (exit) => {
+      if (this.abort.signal.aborted) return;
+      this.counters.retries += 1;
+      const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
+      this.ctx.onError(`ffmpeg exited (${how})${lastLines(session.status().last_error)}`);
+    });
+    this.onState(session.status());
+    return { ok: true };
+  }
+
+  private onState(s: FfmpegSessionStatus): void {
+    if (s.state === "running" && !this.isReady) {
+      this.isReady = true;
+      this.readyResolve?.();
+    }
+    if (s.state === "failed" && !this.abort.signal.aborted)
+      this.ctx.onFatal(`ffmpeg failed${lastLines(s.last_error)}`);
+  }
+
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.readyResolve?.();
+    await this.session?.stop();
+  }
+
+  bytesHeld(): number {
+    return 0;
+  }
+}
+
+/** The user agent goes to ffmpeg's `-user_agent`, the other headers to `-headers`. */
+function splitUserAgent(all: Readonly<Record<string, string>>): {
+  userAgent: string | undefined;
+  headers: Record<string, string>;
+} {
+  let userAgent: string | undefined;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(all)) {
+    if (name.toLowerCase() === "user-agent") userAgent = value;
+    else headers[name] = value;
+  }
+  return { userAgent, headers };
+}
+
+/** The last lines of a scrubbed stderr tail, for a one-line `last_error`. */
+function lastLines(tail: string | null): string {
+  if (!tail) return "";
+  const lines = tail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  return lines.length === 0 ? "" : `: ${lines.slice(-3).join(" | ").slice(-600)}`;
+}

@@ -1,0 +1,50 @@
+import { Readable } from "node:stream";
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import type { Context } from "hono";
+import type { PlayRequest } from "../../playback-runtime.js";
+import type { Packager } from "../packager.js";
+import { PLAYLIST_NAME } from "./ffmpeg-args.js";
+import { serveSessionFile } from "./serve-session-file.js";
+
+/** Is `file` the playlist of the compatibility engine's folder? */
+export function isFolderPlaylist(file: string): boolean {
+  return file === PLAYLIST_NAME;
+}
+
+/**
+ * Answers a file of the compatibility engine's folder. `index.m3u8` of the channel is
+ * ffmpeg's media playlist one level up (its URIs prefixed with `live/`); `live/{file}`
+ * serves the folder's files. Every URI carries the generation `g` and the caller's
+ * credential query; a media file of another generation is gone (410), since a restarted
+ * packager writes into a new folder.
+ *
+ * @returns the response and the bytes it will send (for the `bytes_out` counters).
+ */
+export async function serveFolderFile(
+  c: Context<AppEnv>,
+  req: PlayRequest,
+  packager: Packager,
+  file: string,
+  where: "index" | "live",
+): Promise<{ response: Response; bytes: number }> {
+  const folder = packager.folder;
+  if (folder === undefined) throw new GatewayError("not_ready", "channel is starting");
+  const g = new URL(c.req.url).searchParams.get("g");
+  if (!isFolderPlaylist(file) && g !== null && g !== packager.generation)
+    throw new GatewayError("not_found", "publication generation is gone", {
+      status: 410,
+      headers: { "Retry-After": "2" },
+    });
+  const r = await serveSessionFile(folder, file, {
+    playlistQuery: `g=${packager.generation}${req.query}`,
+    uriPrefix: where === "index" ? "live/" : "",
+  });
+  if (!r.ok) throw new GatewayError(r.code, r.message);
+  const bytes = Number(r.headers["content-length"] ?? 0);
+  const body =
+    typeof r.body === "string"
+      ? r.body
+      : (Readable.toWeb(r.body) as unknown as ReadableStream<Uint8Array>);
+  return { response: c.body(body, 200, r.headers), bytes };
+}
