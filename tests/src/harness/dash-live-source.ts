@@ -312,7 +312,13 @@ async function followGrowingFile(path: string, res: ServerResponse): Promise<voi
         if (bytesRead === 0) break;
         offset += bytesRead;
         if (!res.write(Buffer.from(buf.subarray(0, bytesRead)))) {
-          await new Promise((r) => res.once("drain", r));
+          // A client that goes away never drains: its close ends the wait too, so the
+          // file handle is closed below instead of being left to the garbage collector.
+          await new Promise((r) => {
+            res.once("drain", r);
+            res.once("close", r);
+          });
+          if (closed) break;
         }
       }
     } catch {
