@@ -49,6 +49,17 @@ export async function serveUpstream(
   const headers = channelRequestHeaders(req.channel);
   if (range !== undefined) headers.range = range;
   if (ifRange !== undefined) headers["if-range"] = ifRange;
+  return fetchAndRelay(c, rt, req, target, headers);
+}
+
+/** One upstream fetch of this client's own (aborted when it disconnects), relayed to it. */
+async function fetchAndRelay(
+  c: Context<AppEnv>,
+  rt: PlaybackRuntime,
+  req: PlayRequest,
+  target: string,
+  headers: Record<string, string>,
+): Promise<Response> {
   const ac = abortOnDisconnect(c);
   const r = await rt.options.egress.request(target, {
     headers,
@@ -90,23 +101,7 @@ async function serveShared(
       const taken = sub.take();
       if (taken !== undefined) return relay(c, rt, req, taken.response, taken.first);
       // Another viewer took the one upstream answer: this one fetches on its own.
-      const ac = abortOnDisconnect(c);
-      const r = await rt.options.egress.request(target, {
-        headers: channelRequestHeaders(req.channel),
-        signal: ac.signal,
-        channelId: req.channel.id,
-      });
-      if (!r.ok) {
-        if (r.kind === "aborted") return alreadySent(499);
-        return upstreamOutcomeResponse(
-          c,
-          r.kind === "refused"
-            ? { kind: "refused", message: r.message }
-            : { kind: "failed", message: r.message },
-          rt.stats,
-        );
-      }
-      return relay(c, rt, req, r, undefined);
+      return fetchAndRelay(c, rt, req, target, channelRequestHeaders(req.channel));
     }
     default:
       return upstreamOutcomeResponse(c, outcome, rt.stats);

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { apiTokens } from "../../db/schema/index.js";
+import { DigestIndex } from "../digest-index.js";
 import type { ApiTokenRecord } from "./token-record.js";
 
 /**
@@ -20,43 +21,23 @@ export interface ApiTokenStore {
 }
 
 export function createApiTokenStore(db: StateDb): ApiTokenStore {
-  const byId = new Map<string, ApiTokenRecord>();
-  const idByDigest = new Map<string, string>();
-  for (const row of db.select().from(apiTokens).all()) {
-    byId.set(row.id, row);
-    idByDigest.set(row.digest, row.id);
-  }
-  const index = (record: ApiTokenRecord) => {
-    const old = byId.get(record.id);
-    if (old !== undefined) idByDigest.delete(old.digest);
-    byId.set(record.id, record);
-    idByDigest.set(record.digest, record.id);
-  };
+  const index = new DigestIndex<ApiTokenRecord>(db.select().from(apiTokens).all());
   return {
     db,
-    get: (id) => byId.get(id),
-    byDigest(digest) {
-      const id = idByDigest.get(digest);
-      return id === undefined ? undefined : byId.get(id);
-    },
-    list: () =>
-      [...byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)),
+    get: (id) => index.get(id),
+    byDigest: (digest) => index.byDigest(digest),
+    list: () => index.list(),
     save(record) {
       db.insert(apiTokens)
         .values(record)
         .onConflictDoUpdate({ target: apiTokens.id, set: record })
         .run();
-      index(record);
+      index.put(record);
     },
     remove(id) {
       db.delete(apiTokens).where(eq(apiTokens.id, id)).run();
-      const old = byId.get(id);
-      if (old !== undefined) idByDigest.delete(old.digest);
-      byId.delete(id);
+      index.delete(id);
     },
-    noteUsed(id, at) {
-      const old = byId.get(id);
-      if (old !== undefined && (old.lastUsedAt ?? 0) < at) byId.set(id, { ...old, lastUsedAt: at });
-    },
+    noteUsed: (id, at) => index.noteUsed(id, at),
   };
 }

@@ -2,6 +2,7 @@ import { isoSeconds } from "@svc/core/auth";
 import { eq, sql } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { playbackKeys } from "../../db/schema/index.js";
+import { DigestIndex } from "../digest-index.js";
 
 export type PlaybackKeyRecord = typeof playbackKeys.$inferSelect;
 
@@ -41,35 +42,21 @@ export interface PlaybackKeyStore {
 }
 
 export function createPlaybackKeyStore(db: StateDb): PlaybackKeyStore {
-  const byId = new Map<string, PlaybackKeyRecord>();
-  const idByDigest = new Map<string, string>();
-  for (const row of db.select().from(playbackKeys).all()) {
-    byId.set(row.id, row);
-    idByDigest.set(row.digest, row.id);
-  }
+  const index = new DigestIndex<PlaybackKeyRecord>(db.select().from(playbackKeys).all());
   return {
-    get: (id) => byId.get(id),
-    byDigest(digest) {
-      const id = idByDigest.get(digest);
-      return id === undefined ? undefined : byId.get(id);
-    },
-    list: () =>
-      [...byId.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)),
+    get: (id) => index.get(id),
+    byDigest: (digest) => index.byDigest(digest),
+    list: () => index.list(),
     save(record) {
       db.insert(playbackKeys)
         .values(record)
         .onConflictDoUpdate({ target: playbackKeys.id, set: record })
         .run();
-      const old = byId.get(record.id);
-      if (old !== undefined) idByDigest.delete(old.digest);
-      byId.set(record.id, record);
-      idByDigest.set(record.digest, record.id);
+      index.put(record);
     },
     remove(id) {
       db.delete(playbackKeys).where(eq(playbackKeys.id, id)).run();
-      const old = byId.get(id);
-      if (old !== undefined) idByDigest.delete(old.digest);
-      byId.delete(id);
+      index.delete(id);
     },
     markUsed(tx, used) {
       for (const [id, at] of used) {
@@ -78,11 +65,7 @@ export function createPlaybackKeyStore(db: StateDb): PlaybackKeyStore {
           .where(eq(playbackKeys.id, id))
           .run();
       }
-      for (const [id, at] of used) {
-        const old = byId.get(id);
-        if (old !== undefined && (old.lastUsedAt ?? 0) < at)
-          byId.set(id, { ...old, lastUsedAt: at });
-      }
+      for (const [id, at] of used) index.noteUsed(id, at);
     },
   };
 }

@@ -1,0 +1,58 @@
+/** What a credential record needs to be indexed: its id, its SHA-256 digest, two times. */
+export interface DigestIndexed {
+  readonly id: string;
+  readonly digest: string;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+/**
+ * The in-memory mirror of a credential table (API tokens, playback keys): by id, and by
+ * digest for the per-request lookup, so authenticating costs a map lookup, not a query.
+ * The stores commit each write to the database first and then mirror it here.
+ */
+export class DigestIndex<R extends DigestIndexed> {
+  private readonly byId = new Map<string, R>();
+  private readonly idByDigest = new Map<string, string>();
+
+  constructor(rows: Iterable<R>) {
+    for (const row of rows) this.put(row);
+  }
+
+  get(id: string): R | undefined {
+    return this.byId.get(id);
+  }
+
+  byDigest(digest: string): R | undefined {
+    const id = this.idByDigest.get(digest);
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  /** Oldest first (ties by id), the order of the list endpoints. */
+  list(): R[] {
+    return [...this.byId.values()].sort(
+      (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+    );
+  }
+
+  /** Inserts or replaces a record (a rotated one changes digest). */
+  put(record: R): void {
+    const old = this.byId.get(record.id);
+    if (old !== undefined) this.idByDigest.delete(old.digest);
+    this.byId.set(record.id, record);
+    this.idByDigest.set(record.digest, record.id);
+  }
+
+  delete(id: string): void {
+    const old = this.byId.get(id);
+    if (old !== undefined) this.idByDigest.delete(old.digest);
+    this.byId.delete(id);
+  }
+
+  /** Mirrors a committed `last_used_at`; never moves it backwards. */
+  noteUsed(id: string, at: number): void {
+    const old = this.byId.get(id);
+    if (old !== undefined && (old.lastUsedAt ?? 0) < at)
+      this.byId.set(id, { ...old, lastUsedAt: at });
+  }
+}
