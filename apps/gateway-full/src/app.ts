@@ -90,7 +90,7 @@ export async function composeFull(
     config,
     catalog: ctx.channels,
     egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir },
+    ffmpeg: { dataDir: ffmpeg.dataDir, httpProxy: ffmpeg.proxy.url },
     log: (event, fields) => log.info(fields, event),
   });
   sessions = manager;
@@ -130,6 +130,7 @@ export async function composeFull(
     started: () => manager.startAutostart(),
     shutdown: async () => {
       await manager.close();
+      await ffmpeg.proxy.close();
       await egress.close();
     },
     afterClose: () => state.close(),

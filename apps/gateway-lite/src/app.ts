@@ -84,7 +84,7 @@ export async function composeLite({
     config,
     catalog,
     egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir },
+    ffmpeg: { dataDir: ffmpeg.dataDir, httpProxy: ffmpeg.proxy.url },
     log: (event, fields) => log.info(fields, event),
   });
   const playback = createPlaybackRuntime({
@@ -102,6 +102,7 @@ export async function composeLite({
     started: () => sessions.startAutostart(),
     shutdown: async () => {
       await sessions.close();
+      await ffmpeg.proxy.close();
       await egress.close();
     },
   };

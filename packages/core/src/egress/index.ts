@@ -17,6 +17,7 @@ export {
   type EgressTimeouts,
   MAX_REDIRECTS,
 } from "./egress-client.js";
-export { egressFromConfig } from "./from-config.js";
+export { createEgressProxy, type EgressProxy, type EgressProxyOptions } from "./egress-proxy.js";
+export { egressFromConfig, egressProxyFromConfig } from "./from-config.js";
 export type { Resolver } from "./guarded-connector.js";
 export { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";

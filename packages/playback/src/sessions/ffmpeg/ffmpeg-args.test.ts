@@ -3,10 +3,18 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { buildFfmpegArgs, describeArgs, removeOldRunFiles, runFileNames } from "./ffmpeg-args.js";
+import {
+  buildFfmpegArgs,
+  describeArgs,
+  ffmpegEnvironment,
+  PROTOCOL_WHITELIST,
+  removeOldRunFiles,
+  runFileNames,
+} from "./ffmpeg-args.js";
 import { createScrubber, keySpellings } from "./secret-scrubber.js";
 
 const KEY = "00112233445566778899aabbccddeeff";
+const PROXY = "http://0123456789abcdef:proxysecret0123@127.0.0.1:40123";
 const valueAfter = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
 
 describe("buildFfmpegArgs", () => {
@@ -15,6 +23,7 @@ describe("buildFfmpegArgs", () => {
     headers: { Authorization: "Bearer abcdefgh", "X-Trace": "on" },
     userAgent: "SVC/1.0",
     decryptionKey: KEY,
+    httpProxy: PROXY,
   };
   const built = buildFfmpegArgs(source, "/data/sessions/news/3", 0);
   assert.ok(built.ok);
@@ -29,6 +38,8 @@ describe("buildFfmpegArgs", () => {
       "Authorization: Bearer abcdefgh\r\nX-Trace: on\r\n",
     ],
     ["ClearKey key", "-cenc_decryption_key", KEY],
+    ["egress proxy", "-http_proxy", PROXY],
+    ["protocols", "-protocol_whitelist", "http,https,tcp,tls,httpproxy"],
     ["stream copy", "-c", "copy"],
     ["HLS muxer", "-f", "hls"],
     ["flags", "-hls_flags", "delete_segments+independent_segments+temp_file"],
@@ -45,6 +56,8 @@ describe("buildFfmpegArgs", () => {
   it("input options come before -i and the playlist is last", () => {
     assert.ok(args.indexOf("-cenc_decryption_key") < args.indexOf("-i"));
     assert.ok(args.indexOf("-headers") < args.indexOf("-i"));
+    assert.ok(args.indexOf("-http_proxy") < args.indexOf("-i"));
+    assert.ok(args.indexOf("-protocol_whitelist") < args.indexOf("-i"));
     assert.equal(args.at(-1), "/data/sessions/news/3/index.m3u8");
     assert.ok(args.includes("-nostdin") && args.includes("-sn") && args.includes("-dn"));
   });
@@ -70,8 +83,9 @@ describe("buildFfmpegArgs", () => {
   it("a clear source without headers sends none of those options", () => {
     const r = buildFfmpegArgs({ url: "http://127.0.0.1:9/a.mpd" }, "/d", 0);
     assert.ok(r.ok);
-    for (const flag of ["-headers", "-user_agent", "-cenc_decryption_key"])
+    for (const flag of ["-headers", "-user_agent", "-cenc_decryption_key", "-http_proxy"])
       assert.equal(r.value.includes(flag), false, flag);
+    assert.equal(valueAfter(r.value, "-protocol_whitelist"), PROTOCOL_WHITELIST, "always");
   });
   const bad: [string, Parameters<typeof buildFfmpegArgs>[0], string][] = [
     [
@@ -86,6 +100,16 @@ describe("buildFfmpegArgs", () => {
     ],
     ["newline in user agent", { url: "u", userAgent: "a\nb" }, "user_agent cannot be sent"],
     ["short key", { url: "u", decryptionKey: "abcd" }, "the decryption key must be 32 hex digits"],
+    [
+      "an https proxy",
+      { url: "u", httpProxy: "https://127.0.0.1:1" },
+      "the egress proxy must be an http:// URL",
+    ],
+    [
+      "a proxy URL with a newline",
+      { url: "u", httpProxy: "http://127.0.0.1:1\n-i" },
+      "the egress proxy must be an http:// URL",
+    ],
   ];
   for (const [name, src, error] of bad) {
     it(`refuses ${name}`, () => {
@@ -103,6 +127,7 @@ describe("describeArgs", () => {
         url: "http://user:pw@127.0.0.1:9/live/a.mpd?token=s3cr3t",
         headers: { Cookie: "session=abc123", "X-Api-Key": "k" },
         decryptionKey: KEY,
+        httpProxy: PROXY,
       },
       "/d",
       0,
@@ -110,9 +135,20 @@ describe("describeArgs", () => {
     assert.ok(built.ok);
     const shown = describeArgs(built.value);
     const text = shown.join(" ");
-    for (const secret of [KEY, "session=abc123", "s3cr3t", "pw"])
+    for (const secret of [
+      KEY,
+      "session=abc123",
+      "s3cr3t",
+      "pw",
+      "proxysecret0123",
+      "0123456789abcdef",
+    ])
       assert.equal(text.includes(secret), false, secret);
     assert.equal(valueAfter(shown, "-cenc_decryption_key"), "[redacted]");
+    assert.equal(valueAfter(shown, "-http_proxy"), "http://[redacted]@127.0.0.1:40123");
+    // Even without the URL scrubber (a scrubber that only knows the key).
+    const bare = describeArgs(built.value, (t) => t);
+    assert.equal(valueAfter(bare, "-http_proxy"), "http://[redacted]@127.0.0.1:40123");
     assert.equal(valueAfter(shown, "-headers"), "Cookie: [redacted]\\r\\nX-Api-Key: [redacted]");
     assert.equal(valueAfter(shown, "-i"), "http://[redacted]@127.0.0.1:9/live/a.mpd?[redacted]");
     assert.equal(shown.at(-1), "/d/index.m3u8");
@@ -127,6 +163,14 @@ describe("describeArgs", () => {
     const shown = describeArgs(built.value, createScrubber(keySpellings(KEY)));
     assert.equal(valueAfter(shown, "-i"), "http://127.0.0.1:9/k/[redacted]/a.mpd");
     assert.equal(shown.join(" ").includes(KEY), false);
+  });
+});
+
+describe("ffmpegEnvironment", () => {
+  it("drops no_proxy, which would let ffmpeg go around the egress proxy", () => {
+    const env = { PATH: "/usr/bin", no_proxy: "*", NO_PROXY: "*", http_proxy: "x" };
+    assert.deepEqual(ffmpegEnvironment(env), { PATH: "/usr/bin", http_proxy: "x" });
+    assert.equal(env.no_proxy, "*", "the given environment is left as it is");
   });
 });
 

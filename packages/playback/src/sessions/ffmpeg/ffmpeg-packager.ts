@@ -25,6 +25,11 @@ export interface FfmpegEngineOptions {
     readonly channel: Readonly<Record<string, string>>;
     readonly global: Readonly<Record<string, string>>;
   };
+  /**
+   * The loopback egress proxy (`http://user:pass@127.0.0.1:port`, a secret) every request of
+   * ffmpeg goes through, so the SSRF guard covers ffmpeg's fetches too.
+   */
+  readonly httpProxy?: string;
   readonly output?: HlsOutputOptions;
   readonly supervision?: SupervisionOptions;
 }
@@ -108,6 +113,7 @@ export class FfmpegPackager implements Packager {
         headers,
         ...(userAgent === undefined ? {} : { userAgent }),
         ...(key.value === undefined ? {} : { decryptionKey: key.value }),
+        ...(o.httpProxy === undefined ? {} : { httpProxy: o.httpProxy }),
       },
       ...(o.output ? { output: o.output } : {}),
       ...(o.supervision ? { supervision: o.supervision } : {}),

@@ -2,7 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
 import { mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { buildFfmpegArgs, describeArgs, PLAYLIST_NAME, removeOldRunFiles } from "./ffmpeg-args.js";
+import {
+  buildFfmpegArgs,
+  describeArgs,
+  ffmpegEnvironment,
+  PLAYLIST_NAME,
+  removeOldRunFiles,
+} from "./ffmpeg-args.js";
 import { type FfmpegProgress, foldProgressLine } from "./ffmpeg-progress.js";
 import type {
   FfmpegExit,
@@ -156,6 +162,8 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     const child = spawn(this.#opts.ffmpegPath, built.value, {
       detached: true, // own process group: stop() can kill ffmpeg and anything it starts
       stdio: ["ignore", "pipe", "pipe"],
+      // Without no_proxy, which would let ffmpeg connect around the egress proxy.
+      env: ffmpegEnvironment(process.env),
     });
     this.#child = child;
     this.#runStartedAt = Date.now();

@@ -1,0 +1,131 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { Agent } from "undici";
+import type { EgressTimeouts } from "./egress-client.js";
+import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
+import { createHostAllowlist } from "./host-allowlist.js";
+import { answer, relayRequest } from "./proxy-relay.js";
+import { openTunnel, rawAnswer } from "./proxy-tunnel.js";
+
+export interface EgressProxyOptions {
+  /** `security.allowed_hosts`: the same exemptions as {@link createEgress}. */
+  readonly allowedHosts: readonly string[];
+  readonly timeouts: EgressTimeouts;
+  /** Replaces the system resolver (unit tests resolve names to literals without DNS). */
+  readonly resolve?: Resolver;
+  /** Client connections at once (tunnels included); more are closed on accept. Default 256. */
+  readonly maxConnections?: number;
+}
+
+/** A running loopback proxy. */
+export interface EgressProxy {
+  /**
+   * `http://USER:PASS@127.0.0.1:PORT`, for ffmpeg's `-http_proxy`. It carries the
+   * credential: never log it (ffmpeg-args' `describeArgs` redacts it).
+   */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and cuts every open connection and tunnel. */
+  close(): Promise<void>;
+}
+
+const REALM = 'Basic realm="egress"';
+
+/**
+ * A forward proxy on 127.0.0.1 that holds the tools the gateway spawns (ffmpeg) to the
+ * egress guard: an absolute-form `GET`/`HEAD http://…` is relayed through the guarded
+ * connector, a `CONNECT host:port` (ffmpeg's way to `https://`) becomes a tunnel to the
+ * checked address; a refused target gets 403 and no connection is opened for it.
+ *
+ * Only loopback peers can reach it, and only with this process's random credential
+ * (`Proxy-Authorization: Basic`, RFC 9110 11.7.1): ffmpeg sends it after a 407 carrying
+ * `Proxy-Authenticate`, never up front. Other statuses: 400 malformed, 405 a method other
+ * than GET/HEAD, 502/504 upstream failures.
+ *
+ * @example
+ * const proxy = await createEgressProxy({ allowedHosts, timeouts });
+ * buildFfmpegArgs({ url, httpProxy: proxy.url }, dir, run);
+ * await proxy.close();
+ */
+export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const user = randomBytes(8).toString("hex");
+  const pass = randomBytes(24).toString("hex");
+  const expected = Buffer.from(`${user}:${pass}`).toString("base64");
+  const connect = createGuardedConnector({
+    allowlist: createHostAllowlist(options.allowedHosts),
+    connectTimeoutMs: options.timeouts.connectMs,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
+  const agent = new Agent({
+    connect,
+    headersTimeout: options.timeouts.firstByteMs,
+    bodyTimeout: options.timeouts.idleMs,
+    keepAliveTimeout: 4_000,
+  });
+  const authorized = (req: IncomingMessage) =>
+    credentialMatches(req.headers["proxy-authorization"], expected);
+
+  const server = createServer((req, res) => {
+    if (!authorized(req)) {
+      res.writeHead(407, { "proxy-authenticate": REALM, "content-length": 0 });
+      return void res.end();
+    }
+    const target = parseAbsoluteHttp(req.url ?? "");
+    if (target === undefined) return answer(res, 400, "absolute-form http:// URL required");
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("allow", "GET, HEAD");
+      return answer(res, 405, "only GET and HEAD are relayed");
+    }
+    if (req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0)
+      return answer(res, 400, "a GET or HEAD request carries no body");
+    void relayRequest(agent, target, req, res);
+  });
+  server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // The server no longer watches a CONNECT socket: an unheard reset would crash the process.
+    socket.on("error", () => socket.destroy());
+    if (!authorized(req)) return rawAnswer(socket, 407, "Proxy Authentication Required", "", REALM);
+    openTunnel(connect, req.url ?? "", socket, head, options.timeouts.idleMs);
+  });
+  server.on("clientError", (_err, socket) => rawAnswer(socket, 400, "Bad Request", "malformed"));
+  server.maxConnections = options.maxConnections ?? 256;
+  // Tunnels leave the server's own bookkeeping: every socket is tracked for close().
+  const sockets = new Set<Socket>();
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.once("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${user}:${pass}@127.0.0.1:${port}`,
+    port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sockets) s.destroy();
+      await closed;
+      await agent.destroy();
+    },
+  };
+}
+
+/** RFC 7617: `Basic <base64(user:pass)>`, scheme case-insensitive, compared in constant time. */
+function credentialMatches(header: string | undefined, expected: string): boolean {
+  const m = /^basic +(\S+)\s*$/i.exec(header ?? "");
+  if (m === null) return false;
+  const got = Buffer.from(m[1]!);
+  const want = Buffer.from(expected);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+function parseAbsoluteHttp(target: string): URL | undefined {
+  if (!/^http:\/\//i.test(target)) return undefined;
+  try {
+    return new URL(target);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,87 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { pipeline } from "node:stream/promises";
+import type { Dispatcher } from "undici";
+import { classifyError } from "./egress-client.js";
+
+/**
+ * RFC 9110 7.6.1 hop-by-hop fields, plus the proxy's own credential and `host` (the target
+ * URL decides the Host an upstream sees, never a client-supplied header).
+ */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+]);
+
+/** A plain-text answer whose reason phrase ffmpeg prints in its log (`HTTP error 403 …`). */
+export function answer(res: ServerResponse, status: number, text: string, phrase?: string): void {
+  if (res.headersSent) return void res.destroy();
+  if (phrase !== undefined) res.statusMessage = phrase;
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+  res.end(`${text}\n`);
+}
+
+/**
+ * Relays one absolute-form GET or HEAD (RFC 9112 3.2.2) through `agent`, whose connector is
+ * the guarded one. Redirects are answered as they are, so ffmpeg's next request for the new
+ * location comes back here and is checked again. The body streams with backpressure; a
+ * client that goes away aborts the upstream request at once.
+ */
+export async function relayRequest(
+  agent: Dispatcher,
+  target: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: req.method as "GET" | "HEAD",
+      headers: endToEnd(req.rawHeaders),
+      signal: controller.signal,
+    });
+  } catch (err) {
+    const f = classifyError(err, controller.signal);
+    if (f.kind === "aborted") return;
+    if (f.kind === "refused") return answer(res, 403, f.message, refusalPhrase(f.message));
+    return answer(res, f.kind === "timeout" ? 504 : 502, f.message);
+  }
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream.headers))
+    if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+  res.writeHead(upstream.statusCode, headers);
+  // A failed pipeline has destroyed both sides: the client sees a cut response.
+  await pipeline(upstream.body, res).catch(() => undefined);
+}
+
+/** The reason phrase of a 403: ffmpeg's log, and so the session's last error, says why. */
+export function refusalPhrase(reason: string): string {
+  return `Forbidden (egress guard: ${reason})`;
+}
+
+/** The request's end-to-end fields as a flat name/value list (duplicates kept). */
+function endToEnd(raw: readonly string[]): string[] {
+  const listed = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() === "connection")
+      for (const token of raw[i + 1]!.split(",")) listed.add(token.trim().toLowerCase());
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !listed.has(name)) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
