@@ -59,12 +59,15 @@ export async function composeFull(
   // database-backed catalog first).
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
   let sessions: SessionManager | undefined;
+  // One egress for the process: playback and the admin probes share its guard and pool.
+  const egress = egressFromConfig(config);
   const state = openAdminState({
     config,
     log,
     sessionTokens,
     limiter,
     defaultUserAgent: `${info.name}/${info.version}`,
+    egress,
     accessLog: options.accessLog ?? true,
     playbackStats: () => playbackStats(),
     sessions: {
@@ -80,7 +83,6 @@ export async function composeFull(
     tokens: sessionTokens,
     accounts: ctx.accounts,
   });
-  const egress = egressFromConfig(config);
   // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
   // engine; ffmpeg processes a killed predecessor left behind are reaped first.
   const ffmpeg = await prepareFfmpegEngine(config);

@@ -1,5 +1,6 @@
 import type { RateLimiter, SessionTokens } from "@svc/core/auth";
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
+import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
 import { createRouteMatcher } from "@svc/core/route-table";
 import { Hono } from "hono";
@@ -14,6 +15,7 @@ import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.j
 import { createMeRoutes } from "./routes/me.js";
 import { createMetricsRoute } from "./routes/metrics.js";
 import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
+import { createProbeRoutes } from "./routes/probes.js";
 import { createReadRoutes } from "./routes/read-routes.js";
 import { createSessionRoutes } from "./routes/sessions.js";
 import { createSettingsRoutes } from "./routes/settings.js";
@@ -51,6 +53,8 @@ export interface AdminStateOptions {
   readonly sessionTokens: SessionTokens;
   readonly limiter: RateLimiter;
   readonly defaultUserAgent: string;
+  /** The egress playback uses; the admin API's probes go through the same guard and pool. */
+  readonly egress: Egress;
   /** Playback counters for `/v1/status` and `/metrics`. */
   readonly playbackStats?: () => PlaybackStats;
   /** Runtime sessions; none when the app runs no packaging engine. */
@@ -71,7 +75,7 @@ export interface AdminState {
  * the stores the admin routes and the full build's playback use.
  *
  * @example
- * const state = openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1" });
+ * const state = openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1", egress });
  * app.route("/", createAdminApp(state.ctx));
  * // catalog for playback: state.ctx.channels; on shutdown, after the listeners closed:
  * state.close();
@@ -122,6 +126,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     playbackStats,
     sessions,
     defaultUserAgent: options.defaultUserAgent,
+    egress: options.egress,
   };
   const purge = () => {
     const deleted = ctx.accessLog.purge(ctx.settings.current().accessLogRetentionDays);
@@ -168,6 +173,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.route("/", createPlaybackKeyRoutes(ctx));
   app.route("/", createSettingsRoutes(ctx));
   app.route("/", createSessionRoutes(ctx));
+  app.route("/", createProbeRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
   return app;

@@ -1,5 +1,6 @@
 import type { RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
+import type { Egress } from "@svc/core/egress";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
 import type { StateDb } from "./db/client.js";
@@ -64,6 +65,8 @@ export interface AdminContext {
   /** Runtime media sessions of the packaging engines. */
   readonly sessions: SessionControl;
   readonly defaultUserAgent: string;
+  /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
+  readonly egress: Egress;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

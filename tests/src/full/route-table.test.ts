@@ -113,6 +113,8 @@ describe("route table", async () => {
         "POST /v1/admin/channels/disable-all",
         "PUT /v1/admin/channels/reorder",
         "POST /v1/admin/channels/{id}/preview",
+        "POST /v1/admin/channels/{id}/probe",
+        "POST /v1/admin/source-probes",
         "GET /v1/admin/upstreams",
         "GET /v1/admin/access-tokens",
         "POST /v1/admin/access-tokens",

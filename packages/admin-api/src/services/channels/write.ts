@@ -85,6 +85,20 @@ function buildChannel(
   };
 }
 
+/**
+ * A write body checked exactly like a create (source, upstream, egress binding) but not
+ * stored: what `POST /v1/admin/source-probes` probes. Nothing stored is merged in, so a blank
+ * header or key value is dropped rather than filled from a channel of the same id.
+ * @example const draft = draftChannel(ctx.config, ctx.channels, { ...body, id: body.id ?? "" });
+ */
+export function draftChannel(
+  config: GatewayConfig,
+  store: ChannelStore,
+  body: ChannelWrite,
+): StoredChannel {
+  return buildChannel(config, store, body, undefined);
+}
+
 function writeResponse(c: StoredChannel) {
   return { ok: true as const, id: c.id, egress_profile_id: c.egress_profile_id };
 }
