@@ -1,0 +1,317 @@
+#!/usr/bin/env node
+/**
+ * CPU per ClearKey-encrypted live DASH channel: the lite gateway's native engine against one
+ * ffmpeg per channel running the compatibility engine's argv (`buildFfmpegArgs`: `-cenc_decryption_key
+ * KEY -i MPD -c copy -f hls …`), side by side in the same measured windows, on the same
+ * pre-encrypted live source (`cenc-live-origin.mjs`). Loopback only; not part of `npm test`.
+ *
+ *   npx pnpm@10.34.9 exec turbo run build
+ *   node bench/cenc-channel-cpu.mjs [--seconds 40] [--warmup 10] [--channels 1,4,8]
+ *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
+ *     [--ffmpeg-loglevel error] [--no-low-latency]
+ *
+ * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
+ * figure is the whole Node process; an idle gateway with no channel runs through the whole
+ * run and is measured in the same windows, and its CPU is subtracted before dividing by N.
+ * `--clear-control` runs, in the same windows, a second gateway and N more ffmpegs on the same
+ * media served in the clear: the difference is what decryption costs each engine.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildFfmpegArgs } from "../packages/playback/dist/sessions/ffmpeg/ffmpeg-args.js";
+import { startGateway } from "../tests/dist/harness/gateway-process.js";
+import { authSection } from "../tests/dist/harness/users.js";
+import { fmt, printTable, report } from "./cenc-channel-report.mjs";
+import { startCencOrigin } from "./cenc-live-origin.mjs";
+import { prepareLoop } from "./cenc-loop.mjs";
+import {
+  mdatHash,
+  verifyFfmpegOutput,
+  verifyGatewayChannel,
+  videoPlaylist,
+} from "./cenc-output-checks.mjs";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : process.argv[i + 1];
+};
+const SECONDS = Number(arg("seconds", "40"));
+const WARMUP = Number(arg("warmup", "10"));
+const CHANNELS = arg("channels", "1,4,8").split(",").map(Number);
+const HEIGHT = Number(arg("height", "720"));
+const KBPS = Number(arg("kbps", "3000"));
+const MPD_MODE = arg("mpd", "timeline");
+const WINDOW = Number(arg("window", "5"));
+/** Replaces the engine's `-loglevel warning` (see the docs on ffmpeg 5.1's warnings). */
+const FFMPEG_LOGLEVEL = arg("ffmpeg-loglevel", "");
+/** `media.low_latency: false`: the native engine publishes whole segments, no LL-HLS parts. */
+const LOW_LATENCY = !process.argv.includes("--no-low-latency");
+const VARIANTS = process.argv.includes("--clear-control") ? ["cenc", "clear"] : ["cenc"];
+const LOOP_SEC = 24;
+const KID = "00112233445566778899aabbccddeeff";
+const KEY = "0f0e0d0c0b0a09080706050403020100";
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
+
+const work = mkdtempSync(join(tmpdir(), "svc-bench-cenc-cpu-"));
+const children = new Set();
+const gateways = new Set();
+let origin;
+
+function track(child) {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+}
+
+async function cleanup() {
+  for (const c of children) c.kill("SIGKILL");
+  await Promise.all([...gateways].map((g) => g.stop()));
+  await origin?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping every process the bench started\n`);
+    for (const g of gateways) g.proc.kill("SIGKILL");
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+/** utime + stime of one process (all its threads), seconds. */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after "(comm) ": state is [0], utime [11], stime [12] (proc(5) fields 14 and 15).
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+/** The `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal (ticks). */
+function hostTicks() {
+  return readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function gatewayConfig(channels) {
+  return {
+    auth: authSection(),
+    security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+    media: { idle_stop_sec: 86_400, low_latency: LOW_LATENCY },
+    channels,
+  };
+}
+
+/** Until `check` answers true or the deadline passes. */
+async function until(what, check, ms = 90_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (e) {
+      if (e.fatal) throw e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+/** One gateway with N always-on channels and N ffmpegs, on the encrypted or the clear stream. */
+async function startConsumers(n, variant) {
+  const clear = variant === "clear";
+  const tag = `n${n}-${variant}`;
+  const channels = Array.from({ length: n }, (_, i) => ({
+    id: `c${i + 1}`,
+    title: `c${i + 1}`,
+    ingress: "dash",
+    engine: "native",
+    source_url: origin.url(`${tag}-gw${i + 1}`, clear),
+    ...(clear ? {} : { keys: { [KID]: KEY } }),
+    autostart: true,
+    on_demand: false,
+  }));
+  const gw = await startGateway("lite", gatewayConfig(channels));
+  gateways.add(gw);
+  const ffmpegs = channels.map((_, i) => {
+    const dir = join(work, `${tag}-ff${i + 1}`);
+    mkdirSync(dir);
+    const source = {
+      url: origin.url(`${tag}-ff${i + 1}`, clear),
+      ...(clear ? {} : { decryptionKey: KEY }),
+    };
+    const args = buildFfmpegArgs(source, dir, 0);
+    if (!args.ok) throw new Error(args.error);
+    if (FFMPEG_LOGLEVEL !== "") args.value[args.value.indexOf("-loglevel") + 1] = FFMPEG_LOGLEVEL;
+    const child = spawn("ffmpeg", args.value, { stdio: ["ignore", "ignore", "pipe"] });
+    track(child);
+    const f = { child, dir, stderrLines: 0, stderr: "" };
+    child.stderr.setEncoding("utf8").on("data", (d) => {
+      f.stderrLines += d.split("\n").filter((l) => l.trim() !== "").length;
+      f.stderr = (f.stderr + d).slice(-2000);
+    });
+    return f;
+  });
+  return { variant, tag, n, gw, channels, ffmpegs };
+}
+
+async function waitUntilPublishing(set) {
+  for (const c of set.channels) {
+    await until(`gateway channel ${set.tag}/${c.id}`, async () =>
+      (await (await fetch(await videoPlaylist(set.gw, c.id))).text()).includes("#EXTINF"),
+    );
+  }
+  for (const f of set.ffmpegs) {
+    await until(`ffmpeg ${f.dir}`, () => {
+      if (f.child.exitCode !== null)
+        throw Object.assign(new Error(`ffmpeg exited: ${f.stderr}`), { fatal: true });
+      const p = join(f.dir, "index.m3u8");
+      return existsSync(p) && readFileSync(p, "utf8").includes("#EXTINF");
+    });
+  }
+}
+
+function snapshot(sets, idle) {
+  return {
+    at: performance.now(),
+    idle: cpuSeconds(idle.proc.pid),
+    host: hostTicks(),
+    self: process.cpuUsage(),
+    bytes: origin.counters(),
+    sets: sets.map((s) => ({
+      gw: cpuSeconds(s.gw.proc.pid),
+      ff: s.ffmpegs.map((f) => cpuSeconds(f.child.pid)),
+      stderrLines: s.ffmpegs.map((f) => f.stderrLines),
+    })),
+  };
+}
+
+/** What one gateway and its N ffmpegs did in the window, and whether their output is right. */
+async function measureSet(set, i, before, after, wall, loop) {
+  const b = before.sets[i];
+  const a = after.sets[i];
+  const delta = (consumer, field) =>
+    (after.bytes.get(consumer)?.[field] ?? 0) - (before.bytes.get(consumer)?.[field] ?? 0);
+  const fetched = (consumer) => delta(consumer, "media");
+  const notFound = (who) =>
+    set.channels.reduce((n, _, k) => n + delta(`${set.tag}-${who}${k + 1}`, "notFound"), 0);
+  // The lite build has no /v1/status: the native engine shows as LL-HLS parts, and the
+  // compatibility engine would run as an ffmpeg child of the gateway.
+  const pid = set.gw.proc.pid;
+  const gwChildren = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  const gwChecks = [];
+  let parts = 0;
+  for (const c of set.channels) {
+    const checked = await verifyGatewayChannel(set.gw, c.id, loop.clearHashes);
+    parts += checked.parts ? 1 : 0;
+    gwChecks.push(...checked.renditions);
+  }
+  const gwLog = `${set.gw.stdout()}\n${set.gw.stderr()}`
+    .split("\n")
+    .filter((l) => /"level":(40|50|60)/.test(l));
+  return {
+    variant: set.variant,
+    n: set.n,
+    wall,
+    gwCpu: a.gw - b.gw,
+    idleCpu: after.idle - before.idle,
+    ffCpu: a.ff.map((v, k) => v - b.ff[k]),
+    gwBytes: set.channels.map((_, k) => fetched(`${set.tag}-gw${k + 1}`)),
+    ffBytes: set.channels.map((_, k) => fetched(`${set.tag}-ff${k + 1}`)),
+    notFound: { gw: notFound("gw"), ff: notFound("ff") },
+    ffStderrLines: a.stderrLines.map((v, k) => v - b.stderrLines[k]),
+    ffStderrTail: set.ffmpegs[0]?.stderr ?? "",
+    ffExited: set.ffmpegs.filter((f) => f.child.exitCode !== null).length,
+    gwChildren,
+    parts,
+    gwLog,
+    gwChecks,
+    ffChecks: set.ffmpegs.map((f) => verifyFfmpegOutput(f.dir)),
+  };
+}
+
+async function stopConsumers(set) {
+  for (const f of set.ffmpegs) {
+    if (f.child.exitCode !== null) continue;
+    const gone = new Promise((r) => f.child.once("exit", r));
+    f.child.kill("SIGTERM");
+    await Promise.race([gone, sleep(5000)]);
+    f.child.kill("SIGKILL");
+  }
+  await set.gw.stop();
+  gateways.delete(set.gw);
+}
+
+async function phase(n, loop, idle) {
+  const sets = [];
+  try {
+    for (const v of VARIANTS) sets.push(await startConsumers(n, v));
+    for (const s of sets) await waitUntilPublishing(s);
+    await sleep(WARMUP * 1000);
+    const before = snapshot(sets, idle);
+    await sleep(SECONDS * 1000);
+    const after = snapshot(sets, idle);
+    const wall = (after.at - before.at) / 1000;
+    const host = after.host.map((v, i) => v - before.host[i]);
+    const hostTotal = host.reduce((x, y) => x + y, 0);
+    const self = process.cpuUsage(before.self);
+    const results = [];
+    for (const [i, s] of sets.entries())
+      results.push(await measureSet(s, i, before, after, wall, loop));
+    return {
+      n,
+      wall,
+      results,
+      stealPct: (100 * host[7]) / hostTotal,
+      idlePct: (100 * (host[3] + host[4])) / hostTotal,
+      load: loadavg()[0],
+      originPct: (100 * (self.user + self.system)) / 1e6 / wall,
+    };
+  } finally {
+    for (const s of sets) await stopConsumers(s);
+  }
+}
+
+async function main() {
+  const t0 = Date.now();
+  process.stdout.write(
+    `cenc-channel-cpu ${new Date().toISOString()}: ${cpus().length} vCPU (${cpus()[0]?.model}), node ${process.version}, CLK_TCK ${CLK_TCK}\n` +
+      `args: ${process.argv.slice(2).join(" ") || "(defaults)"}\n` +
+      `source: ${LOOP_SEC} s loop of ${HEIGHT}p25 at ${KBPS} kbit/s + AAC 128 kbit/s, cenc ClearKey, 2 s segments of 4 chunks, MPD ${MPD_MODE}${MPD_MODE === "timeline" ? ` (window ${WINDOW})` : ""}\n` +
+      `windows: ${SECONDS} s after ${WARMUP} s warm-up; channels ${CHANNELS.join(", ")}; ${VARIANTS.join(" + ")}; LL-HLS ${LOW_LATENCY ? "on" : "off"}\n`,
+  );
+  mkdirSync(join(work, "loop"));
+  const loop = await prepareLoop(
+    { dir: join(work, "loop"), height: HEIGHT, kbps: KBPS, loopSec: LOOP_SEC, kid: KID, key: KEY },
+    track,
+  );
+  // What a decrypting consumer must publish: the mdat payloads of the clear loop segments.
+  loop.clearHashes = new Set(loop.reps.flatMap((r) => r.clear.map(mdatHash)));
+  process.stdout.write(
+    `loop encoded and encrypted in ${fmt((Date.now() - t0) / 1000)} s: ${fmt(loop.bytesPerSec / 1e3)} kB/s of media\n`,
+  );
+  origin = await startCencOrigin(loop, { mpd: MPD_MODE, window: WINDOW });
+  const idle = await startGateway("lite", gatewayConfig([]));
+  gateways.add(idle);
+  const phases = [];
+  for (const n of CHANNELS) {
+    const p = await phase(n, loop, idle);
+    report(p, loop);
+    phases.push(p);
+  }
+  printTable(phases);
+  process.stdout.write(
+    `CPU in % of one core over each window. Total run ${fmt((Date.now() - t0) / 1000)} s.\n`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  await cleanup();
+}
