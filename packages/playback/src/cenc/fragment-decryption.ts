@@ -1,3 +1,4 @@
+import { representationProtection } from "../dash/inspection/protection-check.js";
 import type {
   FragmentTransform,
   FragmentTransformFactory,
@@ -9,8 +10,6 @@ import { type KeyTable, kidHex } from "./kid.js";
 import { decryptSegment } from "./segment-decrypt.js";
 import type { DecryptContext } from "./track-protection.js";
 
-/** MPD-level facts the factory checks before a session starts (ISO/IEC 23009-1 5.8.4.1). */
-const MP4_PROTECTION = "urn:mpeg:dash:mp4protection:2011";
 /** ISO/IEC 23001-7 schemes {@link decryptSegment} implements. */
 const SCHEMES = new Set(["cenc", "cens", "cbc1", "cbcs"]);
 
@@ -19,8 +18,8 @@ const SCHEMES = new Set(["cenc", "cens", "cbc1", "cbcs"]);
  * is decrypted with the channel's key table (channel `keys` over `media.keys`, built by
  * the caller). Before the session starts, every `cenc:default_KID` the MPD declares must
  * have a key: a missing one fails the session with a reason naming the KID (never the
- * key), and is not a reason to fall back to the compatibility engine, which would lack
- * the same key. The init segment decides at run time: a protected one (`encv`/`enca`)
+ * key). Schemes the decryptor lacks were already left to the compatibility engine by the
+ * inspection (`dash/inspection/protection-check.ts`). The init segment decides at run time: a protected one (`encv`/`enca`)
  * is turned clear and its fragments decrypted; a clear one passes through untouched,
  * so parts can stream while they arrive.
  *
@@ -33,15 +32,8 @@ export function decryptingTransforms(
 ): FragmentTransformFactory {
   return ({ channelId, representation }) => {
     const keys = keysOf(channelId);
-    for (const cp of representation.contentProtection) {
-      const isMp4 = cp.schemeIdUri.trim().toLowerCase() === MP4_PROTECTION;
-      const scheme = cp.value?.trim().toLowerCase();
-      if (isMp4 && scheme && !SCHEMES.has(scheme))
-        return { ok: false, fallback: true, reason: `unsupported protection scheme '${scheme}'` };
-      const kid = cp.defaultKid?.replace(/-/g, "").toLowerCase();
-      if (kid !== undefined && !keys.has(kid))
-        return { ok: false, fallback: false, reason: `no key is configured for KID ${kid}` };
-    }
+    for (const kid of representationProtection(representation).kids)
+      if (!keys.has(kid)) return { ok: false, reason: `no key is configured for KID ${kid}` };
     return { ok: true, transform: new DecryptingTransform(keys) };
   };
 }

@@ -113,12 +113,7 @@ export class NativePackager {
       this.o.transforms,
       this.o.channelId,
     );
-    if (!support.ok)
-      return {
-        ok: false,
-        message: support.reason,
-        ...(support.fallback ? { unsupported: support.reason } : {}),
-      };
+    if (!support.ok) return { ok: false, message: support.reason };
     this.snapshot = { mpd, clockOffsetMs };
 
     const first = support.renditions[0]!;

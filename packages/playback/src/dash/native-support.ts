@@ -19,12 +19,7 @@ export interface PlannedRendition {
   readonly transform: FragmentTransform;
 }
 
-/**
- * Whether the native engine can package this MPD, and how. `reason` is what the engine
- * choice reports as `fallback_reason` when `engine: auto` has to use the ffmpeg
- * compatibility engine instead (and what the DASH probe shows as the compatibility
- * reason).
- */
+/** The renditions the native engine will publish, or why the session cannot start. */
 export type NativeSupport =
   | {
       readonly ok: true;
@@ -32,7 +27,7 @@ export type NativeSupport =
       readonly selection: Selection;
       readonly renditions: readonly PlannedRendition[];
     }
-  | { readonly ok: false; readonly reason: string; readonly fallback: boolean };
+  | { readonly ok: false; readonly reason: string };
 
 /** The Period that is live at `serverNowMs` (the first one for a static MPD). */
 export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined {
@@ -45,11 +40,10 @@ export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined
 
 /**
  * Plans the renditions of the current Period: the representations chosen, each with
- * its fragment transform (clear content, or decryption with the channel's keys). Fails
- * when one cannot be addressed by SegmentTemplate or its transform refuses it (`fallback`
- * says whether the compatibility engine could do better). Capability checks of the
- * whole MPD come first, from `inspection/native-inspection.ts`, the verdict the probe
- * shows too.
+ * its fragment transform (clear content, or decryption with the channel's keys). The
+ * capability checks of the whole MPD come first, from `inspection/native-inspection.ts`
+ * (the verdict the probe shows, and the only one `engine: auto` falls back on); what
+ * fails here (a missing key) fails the session.
  */
 export function planNativeRenditions(
   mpd: Mpd,
@@ -59,7 +53,7 @@ export function planNativeRenditions(
   channelId: string,
 ): NativeSupport {
   const period = currentPeriod(mpd, serverNowMs);
-  if (!period) return { ok: false, reason: "MPD has no Period", fallback: true };
+  if (!period) return { ok: false, reason: "MPD has no Period" };
   const selection = selectRepresentations(period, prefs);
   const chosen: { name: string; role: RenditionRole; representation: Representation }[] = [];
   if (selection.video)
@@ -75,24 +69,17 @@ export function planNativeRenditions(
       representation: a.representation,
     });
   }
-  if (chosen.length === 0)
-    return { ok: false, reason: "no video or audio representation", fallback: true };
+  if (chosen.length === 0) return { ok: false, reason: "no video or audio representation" };
   const renditions: PlannedRendition[] = [];
   for (const c of chosen) {
     if (c.representation.addressing.kind !== "template") {
       return {
         ok: false,
         reason: `representation ${c.representation.id}: ${c.representation.addressing.reason}`,
-        fallback: true,
       };
     }
     const t = transforms({ channelId, representation: c.representation });
-    if (!t.ok)
-      return {
-        ok: false,
-        reason: `representation ${c.representation.id}: ${t.reason}`,
-        fallback: t.fallback,
-      };
+    if (!t.ok) return { ok: false, reason: `representation ${c.representation.id}: ${t.reason}` };
     renditions.push({ ...c, transform: t.transform });
   }
   return { ok: true, period, selection, renditions };

@@ -78,8 +78,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
   const log = o.log ?? (() => undefined);
   // Generation ids: unique across restarts of the process too (they travel in URLs).
   let generationCounter = Date.now();
-  const transforms =
-    o.transforms ?? decryptingTransforms((id) => channelKeyTable(o.config, o.catalog.get(id)));
+  const keysOf = (id: string) => channelKeyTable(o.config, o.catalog.get(id));
+  const transforms = o.transforms ?? decryptingTransforms(keysOf);
   const native: PackagerFactory = (ctx) =>
     new NativePackager({
       ...ctx,
@@ -97,7 +97,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         egress: o.egress,
         ffmpegPath: o.config.media.ffmpeg_path,
         maxMpdBytes: o.config.security.max_playlist_bytes,
-        keys: (id) => ({ channel: o.catalog.get(id)?.keys ?? {}, global: o.config.media.keys }),
+        keys: keysOf,
       }));
   const engines: SessionEngines = { native, ...(ffmpeg ? { ffmpeg } : {}) };
   const deps = {

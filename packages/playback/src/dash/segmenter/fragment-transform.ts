@@ -25,15 +25,14 @@ export interface TransformTarget {
 }
 
 /**
- * Creates the transform of one rendition, or says why the rendition cannot be
- * packaged natively. `fallback` tells the engine choice whether the compatibility
- * engine could do better (an unsupported scheme: yes; a missing key: no, it would
- * lack the same key, so the session fails with the reason instead). Called once per
- * rendition and packager start.
+ * Creates the transform of one rendition, or says why the rendition cannot be packaged
+ * (a KID without a key). Called once per rendition and packager start, after the
+ * inspection has already ruled out what only the compatibility engine can do, so a
+ * refusal here fails the session rather than changing engine.
  */
 export type FragmentTransformFactory = (
   target: TransformTarget,
-) => { ok: true; transform: FragmentTransform } | { ok: false; reason: string; fallback: boolean };
+) => { ok: true; transform: FragmentTransform } | { ok: false; reason: string };
 
 /** Clear content: bytes pass through untouched. */
 export const IDENTITY_TRANSFORM: FragmentTransform = {
@@ -41,12 +40,3 @@ export const IDENTITY_TRANSFORM: FragmentTransform = {
   chunk: (bytes) => ({ ok: true, value: bytes }),
   passthrough: () => true,
 };
-
-/**
- * Clear content only (a packager built without keys, in unit tests): a representation
- * with ContentProtection is left to the compatibility engine.
- */
-export const clearContentOnly: FragmentTransformFactory = (target) =>
-  target.representation.contentProtection.length === 0
-    ? { ok: true, transform: IDENTITY_TRANSFORM }
-    : { ok: false, reason: "encrypted representation: no decryption configured", fallback: true };

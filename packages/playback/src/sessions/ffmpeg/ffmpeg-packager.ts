@@ -1,4 +1,5 @@
 import type { Egress } from "@svc/core/egress";
+import type { KeyTable } from "../../cenc/kid.js";
 import { fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
 import { inspectMpdText } from "../../dash/inspection/native-inspection.js";
 import {
@@ -20,11 +21,8 @@ export interface FfmpegEngineOptions {
   readonly dataDir: string;
   /** `security.max_playlist_bytes`: ceiling of the MPD read for the key choice. */
   readonly maxMpdBytes: number;
-  /** The channel's own `keys` and `media.keys`, `{KID hex: key hex}`. */
-  keys(channelId: string): {
-    readonly channel: Readonly<Record<string, string>>;
-    readonly global: Readonly<Record<string, string>>;
-  };
+  /** The channel's content keys (its `keys` over `media.keys`, see `channelKeyTable`). */
+  keys(channelId: string): KeyTable;
   /**
    * The loopback egress proxy (`http://user:pass@127.0.0.1:port`, a secret) every request of
    * ffmpeg goes through, so the SSRF guard covers ffmpeg's fetches too.
@@ -76,7 +74,7 @@ export class FfmpegPackager implements Packager {
 
   /** Moves whenever ffmpeg's output position does (polled by the session's stall tick). */
   get lastProgressMs(): number {
-    const out = this.session?.status().out_time_ms ?? -1;
+    const out = this.session?.outTimeMs ?? -1;
     if (out !== this.progressMark) {
       this.progressMark = out;
       this.progressAt = Date.now();
@@ -99,8 +97,7 @@ export class FfmpegPackager implements Packager {
     if (!mpd.ok) return { ok: false, message: `MPD: ${mpd.message}` };
     this.counters.mpd_refreshes += 1;
     const inspection = inspectMpdText(mpd.bytes, mpd.url);
-    const keys = o.keys(ctx.channelId);
-    const key = chooseFfmpegKey(inspection, keys.channel, keys.global);
+    const key = chooseFfmpegKey(inspection, o.keys(ctx.channelId));
     if (!key.ok) return { ok: false, message: key.error };
     const { userAgent, headers } = splitUserAgent(ctx.headers);
     const started = await startFfmpegSession({

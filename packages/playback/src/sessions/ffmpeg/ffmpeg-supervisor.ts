@@ -105,6 +105,11 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     };
   }
 
+  /** Output position of the current run, from `-progress` (cheap: no status snapshot). */
+  get outTimeMs(): number {
+    return this.#progress.outTimeMs;
+  }
+
   currentPid(): number | null {
     return this.#pid;
   }

@@ -30,8 +30,21 @@ describe("readiness", () => {
     ["DASH on ffmpeg, ffmpeg runnable", [ch("news-hd", "dash", "ffmpeg")], up, true],
   ];
   for (const [name, channels, status, expected] of rows) {
-    it(name, () => {
-      const r = readiness(channels, (c) => c.engine, status);
+    it(name, async () => {
+      let asked = false;
+      const r = await readiness(
+        channels,
+        (c) => c.engine,
+        async () => {
+          asked = true;
+          return status;
+        },
+      );
+      // ffmpeg is only run when a channel needs it.
+      assert.equal(
+        asked,
+        channels.some((c) => c.ingress === "dash" && !c.disabled && c.engine === "ffmpeg"),
+      );
       assert.equal(r.ready, expected);
       if (!r.ready) {
         assert.match(r.reason, /ffmpeg is not runnable/);
@@ -46,68 +59,51 @@ describe("chooseFfmpegKey", () => {
   const B = "fedcba9876543210fedcba9876543210";
   const K1 = "11111111111111111111111111111111";
   const K2 = "22222222222222222222222222222222";
+  const table = (entries: Record<string, string>) =>
+    new Map(Object.entries(entries).map(([kid, key]) => [kid, Buffer.from(key, "hex")]));
   const rows: [
     string,
     { encrypted: boolean; kids: string[] },
     Record<string, string>,
-    Record<string, string>,
     string | undefined,
     string | undefined,
   ][] = [
-    ["clear source", { encrypted: false, kids: [] }, {}, { [A]: K1 }, undefined, undefined],
-    [
-      "global key by KID",
-      { encrypted: true, kids: [A] },
-      {},
-      { [A.toUpperCase()]: K1 },
-      K1,
-      undefined,
-    ],
-    [
-      "channel key overrides global",
-      { encrypted: true, kids: [A] },
-      { [A]: K2 },
-      { [A]: K1 },
-      K2,
-      undefined,
-    ],
-    ["no declared KID, one key", { encrypted: true, kids: [] }, {}, { [B]: K1 }, K1, undefined],
+    ["clear source", { encrypted: false, kids: [] }, { [A]: K1 }, undefined, undefined],
+    ["key by KID", { encrypted: true, kids: [A] }, { [A]: K1, [B]: K2 }, K1, undefined],
+    ["no declared KID, one key", { encrypted: true, kids: [] }, { [B]: K1 }, K1, undefined],
     [
       "no declared KID, two keys",
       { encrypted: true, kids: [] },
-      { [A]: K1 },
-      { [B]: K2 },
+      { [A]: K1, [B]: K2 },
       undefined,
       "several keys",
     ],
     [
+      "no declared KID, no key",
+      { encrypted: true, kids: [] },
+      {},
+      undefined,
+      "no keys are configured",
+    ],
+    [
       "missing KID",
       { encrypted: true, kids: [A] },
-      {},
       { [B]: K1 },
       undefined,
       `no key is configured for KID ${A}`,
     ],
-    [
-      "two KIDs, one key",
-      { encrypted: true, kids: [A, B] },
-      {},
-      { [A]: K1, [B]: K1 },
-      K1,
-      undefined,
-    ],
+    ["two KIDs, one key", { encrypted: true, kids: [A, B] }, { [A]: K1, [B]: K1 }, K1, undefined],
     [
       "two KIDs, two keys",
       { encrypted: true, kids: [A, B] },
-      {},
       { [A]: K1, [B]: K2 },
       undefined,
       "2 different keys",
     ],
   ];
-  for (const [name, source, channel, global, key, error] of rows) {
+  for (const [name, source, keys, key, error] of rows) {
     it(name, () => {
-      const r = chooseFfmpegKey(source, channel, global);
+      const r = chooseFfmpegKey(source, table(keys));
       if (error === undefined) assert.deepEqual(r, { ok: true, value: key });
       else {
         assert.equal(r.ok, false);
