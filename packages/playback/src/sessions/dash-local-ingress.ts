@@ -77,8 +77,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       if (!lf) throw new GatewayError("not_found", "no such file");
       const url = new URL(c.req.url);
       const g = url.searchParams.get("g");
-      const session =
-        lf.kind === "playlist" ? o.sessions.open(req.channel) : o.sessions.get(req.channel.id);
+      const session = lf.kind === "playlist" ? o.sessions.open(req.channel) : current;
       if (!session) {
         if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
         throw gone();
@@ -139,6 +138,9 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     const packager = session.packager;
     if (packager?.folder === undefined)
       throw playlistFile ? notReady("channel is starting") : gone();
+    // A restarted packager writes into a new folder: media of another generation is gone.
+    const g = new URL(c.req.url).searchParams.get("g");
+    if (!playlistFile && g !== null && g !== packager.generation) throw gone();
     const r = await serveFolderFile(c, req, packager, file, "live");
     count(session, r.bytes);
     return r.response;

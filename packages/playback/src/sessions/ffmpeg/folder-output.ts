@@ -16,8 +16,7 @@ export function isFolderPlaylist(file: string): boolean {
  * Answers a file of the compatibility engine's folder. `index.m3u8` of the channel is
  * ffmpeg's media playlist one level up (its URIs prefixed with `live/`); `live/{file}`
  * serves the folder's files. Every URI carries the generation `g` and the caller's
- * credential query; a media file of another generation is gone (410), since a restarted
- * packager writes into a new folder.
+ * credential query (the caller answers 410 for a file of another generation).
  *
  * @returns the response and the bytes it will send (for the `bytes_out` counters).
  */
@@ -30,12 +29,6 @@ export async function serveFolderFile(
 ): Promise<{ response: Response; bytes: number }> {
   const folder = packager.folder;
   if (folder === undefined) throw new GatewayError("not_ready", "channel is starting");
-  const g = new URL(c.req.url).searchParams.get("g");
-  if (!isFolderPlaylist(file) && g !== null && g !== packager.generation)
-    throw new GatewayError("not_found", "publication generation is gone", {
-      status: 410,
-      headers: { "Retry-After": "2" },
-    });
   const r = await serveSessionFile(folder, file, {
     playlistQuery: `g=${packager.generation}${req.query}`,
     uriPrefix: where === "index" ? "live/" : "",

@@ -78,39 +78,31 @@ export async function serveSessionFile(
     return missing;
   }
   const playlist = ext === ".m3u8";
-  const cacheControl = playlist ? PLAYLIST_CACHE : SEGMENT_CACHE;
   const query = opts.playlistQuery ?? "";
   const prefix = opts.uriPrefix ?? "";
+  let body: ReadStream | string;
   if (playlist && (query !== "" || prefix !== "")) {
     if (st.size > MAX_PLAYLIST_BYTES) {
       await handle.close();
       return missing;
     }
     const text = await handle.readFile("utf8").finally(() => handle.close());
-    const body = appendQueryToPlaylist(text, query, prefix);
-    return {
-      ok: true,
-      status: 200,
-      headers: {
-        "content-type": contentType,
-        "cache-control": cacheControl,
-        "content-length": String(Buffer.byteLength(body)),
-      },
-      body,
-    };
+    body = appendQueryToPlaylist(text, query, prefix);
+  } else {
+    // The stream reads exactly the opened inode, so a rename by ffmpeg mid-response cannot mix files.
+    body =
+      st.size === 0
+        ? await handle.close().then(() => "")
+        : handle.createReadStream({ end: st.size - 1, autoClose: true });
   }
   return {
     ok: true,
     status: 200,
     headers: {
       "content-type": contentType,
-      "cache-control": cacheControl,
-      "content-length": String(st.size),
+      "cache-control": playlist ? PLAYLIST_CACHE : SEGMENT_CACHE,
+      "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : st.size),
     },
-    // The stream reads exactly the opened inode, so a rename by ffmpeg mid-response cannot mix files.
-    body:
-      st.size === 0
-        ? await handle.close().then(() => "")
-        : handle.createReadStream({ end: st.size - 1, autoClose: true }),
+    body,
   };
 }
