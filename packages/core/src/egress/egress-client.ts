@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { Agent, type Dispatcher } from "undici";
+import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
 import { createHostAllowlist } from "./host-allowlist.js";
 import { isRefusal } from "./refusal.js";
@@ -78,6 +78,28 @@ export interface Egress {
   close(): Promise<void>;
 }
 
+/**
+ * The guarded connector (allowlist, address checks) and a connection pool over it with
+ * the egress timeouts: what {@link createEgress} and the egress proxy for ffmpeg share.
+ */
+export function createGuardedAgent(
+  options: Pick<EgressOptions, "allowedHosts" | "timeouts" | "resolve">,
+): { agent: Agent; connect: buildConnector.connector } {
+  const connect = createGuardedConnector({
+    allowlist: createHostAllowlist(options.allowedHosts),
+    connectTimeoutMs: options.timeouts.connectMs,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
+  const agent = new Agent({
+    connect,
+    headersTimeout: options.timeouts.firstByteMs,
+    bodyTimeout: options.timeouts.idleMs,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 30_000,
+  });
+  return { agent, connect };
+}
+
 /** Issue 3: every redirect hop is checked again, at most five of them. */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -90,19 +112,7 @@ const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
  * `fetch` or `http.request` on its own.
  */
 export function createEgress(options: EgressOptions): Egress {
-  const allowlist = createHostAllowlist(options.allowedHosts);
-  const { connectMs, firstByteMs, idleMs } = options.timeouts;
-  const agent = new Agent({
-    connect: createGuardedConnector({
-      allowlist,
-      connectTimeoutMs: connectMs,
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-    }),
-    headersTimeout: firstByteMs,
-    bodyTimeout: idleMs,
-    keepAliveTimeout: 4_000,
-    keepAliveMaxTimeout: 30_000,
-  });
+  const { agent } = createGuardedAgent(options);
 
   return {
     async request(url, opts = {}) {

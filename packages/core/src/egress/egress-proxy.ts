@@ -1,10 +1,8 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Agent } from "undici";
-import type { EgressTimeouts } from "./egress-client.js";
-import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
-import { createHostAllowlist } from "./host-allowlist.js";
+import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
+import type { Resolver } from "./guarded-connector.js";
 import { answer, relayRequest } from "./proxy-relay.js";
 import { openTunnel, rawAnswer } from "./proxy-tunnel.js";
 
@@ -52,17 +50,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const user = randomBytes(8).toString("hex");
   const pass = randomBytes(24).toString("hex");
   const expected = Buffer.from(`${user}:${pass}`).toString("base64");
-  const connect = createGuardedConnector({
-    allowlist: createHostAllowlist(options.allowedHosts),
-    connectTimeoutMs: options.timeouts.connectMs,
-    ...(options.resolve ? { resolve: options.resolve } : {}),
-  });
-  const agent = new Agent({
-    connect,
-    headersTimeout: options.timeouts.firstByteMs,
-    bodyTimeout: options.timeouts.idleMs,
-    keepAliveTimeout: 4_000,
-  });
+  const { agent, connect } = createGuardedAgent(options);
   const authorized = (req: IncomingMessage) =>
     credentialMatches(req.headers["proxy-authorization"], expected);
 
