@@ -42,7 +42,15 @@ export type FetchBytesResult =
   | FetchFailure;
 
 export type FetchStreamResult =
-  | { readonly ok: true; readonly body: Readable; readonly url: string; readonly done: () => void }
+  | {
+      readonly ok: true;
+      readonly body: Readable;
+      readonly url: string;
+      readonly headers: Record<string, unknown>;
+      /** Aborts at the deadline or when the session stops. */
+      readonly signal: AbortSignal;
+      readonly done: () => void;
+    }
   | FetchFailure;
 
 /**
@@ -85,7 +93,7 @@ export async function openUpstream(
       message: `upstream answered ${r.status}`,
     };
   }
-  return { ok: true, body: r.body, url: r.url, done };
+  return { ok: true, body: r.body, url: r.url, headers: r.headers, signal: abort.signal, done };
 }
 
 /** GETs a small resource (MPD, init segment, time source) whole, never more than `maxBytes`. */
@@ -94,31 +102,10 @@ export async function fetchBytes(
   url: string,
   opts: { maxBytes: number; deadlineMs: number },
 ): Promise<FetchBytesResult> {
-  const abort = new AbortController();
-  const onStop = () => abort.abort();
-  ctx.signal.addEventListener("abort", onStop, { once: true });
-  const timer = setTimeout(() => abort.abort(), opts.deadlineMs);
+  const r = await openUpstream(ctx, url, opts.deadlineMs);
+  if (!r.ok) return r;
   try {
-    if (ctx.signal.aborted) abort.abort();
-    const r = await ctx.egress.request(url, {
-      headers: ctx.headers,
-      signal: abort.signal,
-      channelId: ctx.channelId,
-    });
-    if (!r.ok) {
-      const kind = r.kind === "aborted" && !ctx.signal.aborted ? "timeout" : r.kind;
-      return { ok: false, kind, message: r.message };
-    }
-    if (r.status < 200 || r.status > 299) {
-      r.body.dump().catch(() => undefined);
-      return {
-        ok: false,
-        kind: "status",
-        status: r.status,
-        message: `upstream answered ${r.status}`,
-      };
-    }
-    const body = await readBodyCapped(r.body, opts.maxBytes, undefined, abort.signal);
+    const body = await readBodyCapped(r.body, opts.maxBytes, undefined, r.signal);
     if (!body.ok) {
       if (body.kind === "too_large")
         return { ok: false, kind: "too_large", message: `body exceeds ${opts.maxBytes} bytes` };
@@ -127,7 +114,6 @@ export async function fetchBytes(
     }
     return { ok: true, bytes: body.bytes, url: r.url, headers: r.headers };
   } finally {
-    clearTimeout(timer);
-    ctx.signal.removeEventListener("abort", onStop);
+    r.done();
   }
 }

@@ -14,14 +14,10 @@ export type RenditionRole =
   | { readonly kind: "audio"; readonly index: number };
 
 /** Where a rendition stands: the last segment it fetched. */
-export interface CursorPosition {
-  readonly periodId: string;
-  readonly periodStart: number;
-  readonly number: number;
-  readonly time: bigint;
-  readonly duration: bigint;
-  readonly timescale: number;
-}
+export type CursorPosition = Pick<
+  AvailableSegment,
+  "periodId" | "periodStart" | "number" | "time" | "duration" | "timescale"
+>;
 
 export type NextSegment =
   | {
