@@ -22,16 +22,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildFfmpegArgs } from "../packages/playback/dist/sessions/ffmpeg/ffmpeg-args.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
+import { mdatHash } from "../tests/dist/harness/media-probe.js";
 import { authSection } from "../tests/dist/harness/users.js";
 import { fmt, printTable, report } from "./cenc-channel-report.mjs";
 import { startCencOrigin } from "./cenc-live-origin.mjs";
 import { prepareLoop } from "./cenc-loop.mjs";
-import {
-  mdatHash,
-  verifyFfmpegOutput,
-  verifyGatewayChannel,
-  videoPlaylist,
-} from "./cenc-output-checks.mjs";
+import { verifyFfmpegOutput, verifyGatewayChannel, videoPlaylist } from "./cenc-output-checks.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -3,22 +3,9 @@
  * (no `encv`/`enca`/`sinf`, no `senc`), decodable by ffprobe without errors, and for the
  * gateway the source's own samples (its mdat equals a clear loop segment's).
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { probeMp4, tagUris, uriLines } from "../tests/dist/harness/media-probe.js";
-
-export function mdatHash(buf) {
-  const h = createHash("sha256");
-  for (let at = 0; at + 8 <= buf.length; ) {
-    const size = buf.readUInt32BE(at);
-    if (size < 8) break;
-    if (buf.toString("latin1", at + 4, at + 8) === "mdat")
-      h.update(buf.subarray(at + 8, at + size));
-    at += size;
-  }
-  return h.digest("hex");
-}
+import { mdatHash, probeMp4, tagUris, uriLines } from "../tests/dist/harness/media-probe.js";
 
 async function fetchBuffer(url) {
   const r = await fetch(url);

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
-import { playWithFfmpeg, probeMp4, tagUris, uriLines } from "../harness/media-probe.js";
+import { mdatHash, playWithFfmpeg, probeMp4, tagUris, uriLines } from "../harness/media-probe.js";
 import { allProcs, cmdline } from "../harness/process-table.js";
+import { until } from "../harness/until.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
 
 const KID = "9eb4050de44b4802932e27d75083e266";
@@ -15,38 +15,11 @@ const KEY = "166634c675823c235a4a9446fad52e4d";
 const OTHER_KID = "0123456789abcdef0123456789abcdef";
 const OTHER_KEY = "fedcba9876543210fedcba9876543210";
 
-/** The payloads of the top-level `mdat` boxes of an fMP4 buffer, hashed together. */
-function mdatHash(buf: Buffer): string {
-  const h = createHash("sha256");
-  for (let at = 0; at + 8 <= buf.length; ) {
-    const size = buf.readUInt32BE(at);
-    if (size < 8) break;
-    if (buf.toString("latin1", at + 4, at + 8) === "mdat")
-      h.update(buf.subarray(at + 8, at + size));
-    at += size;
-  }
-  return h.digest("hex");
-}
-
 async function sessionOf(base: string, admin: string, id: string) {
   const r = await requestJson(`${base}/v1/status`, { token: admin });
   return (r.body.sessions as { channel_id: string; [k: string]: unknown }[]).find(
     (s) => s.channel_id === id,
   );
-}
-
-async function until<T>(
-  what: string,
-  f: () => Promise<T | undefined> | T | undefined,
-  ms = 60_000,
-) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe("encrypted live DASH (ClearKey cenc) through the native engine of the full binary", () => {

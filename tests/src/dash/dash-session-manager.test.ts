@@ -14,6 +14,7 @@ import {
 } from "@svc/playback/dash-engine";
 import { stringify } from "yaml";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
+import { until } from "../harness/until.js";
 import { hashFor } from "../harness/users.js";
 
 // In-process: the operations the admin API calls (warmup, stop, list) have no route in
@@ -56,16 +57,6 @@ function configFor(mpdUrl: string, otherUrl: string, lowLatency = true): Gateway
     }),
     readEnvironment(),
   );
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe("session manager (warmup, status, stop, engines, stall, bounded resources)", () => {

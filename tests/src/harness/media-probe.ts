@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,4 +95,20 @@ export function tagUris(text: string, tag: string): string[] {
     if (m) out.push(m[1]!);
   }
   return out;
+}
+
+/**
+ * SHA-256 over the payloads of the top-level `mdat` boxes of an fMP4 buffer: equal for
+ * two files that carry the same samples, whatever their `moof`s say (clear vs decrypted).
+ */
+export function mdatHash(buf: Buffer): string {
+  const h = createHash("sha256");
+  for (let at = 0; at + 8 <= buf.length; ) {
+    const size = buf.readUInt32BE(at);
+    if (size < 8) break;
+    if (buf.toString("latin1", at + 4, at + 8) === "mdat")
+      h.update(buf.subarray(at + 8, at + size));
+    at += size;
+  }
+  return h.digest("hex");
 }

@@ -11,7 +11,13 @@ import { decryptSegment } from "./segment-decrypt.js";
 import { CLEARKEY_SYSTEM_ID, clearKeyPssh, contentProtectionXml } from "./testing/clearkey.js";
 import { encryptFile } from "./testing/fragment-encryptor.js";
 import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
+import {
+  configFor,
+  encryptedSynthetic,
+  RECIPES,
+  TEST_KEY,
+  TEST_KID,
+} from "./testing/vector-configs.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 
@@ -44,19 +50,7 @@ describe("fragment round trip (decrypt(encrypt(clear)) is byte-identical)", () =
           fc.array(fc.nat(), { maxLength: 12 }),
           fc.boolean(),
           async (video, audio, cuts, psshInMoof) => {
-            const clear = Buffer.concat([
-              syntheticInit(audio.length > 0),
-              syntheticFragments({
-                fragments: 2,
-                videoSampleSizes: video,
-                audioSampleSizes: audio,
-              }),
-            ]);
-            const cfg = {
-              ...configFor(recipe, { video: 1, ...(audio.length > 0 && { audio: 2 }) }),
-              psshInMoof,
-            };
-            const enc = encryptFile(clear, cfg);
+            const { clear, enc } = encryptedSynthetic(recipe, video, audio, { psshInMoof });
             const dec = decryptSegment(enc, { keys: KEYS });
             assert.ok(dec.ok, dec.ok ? "" : JSON.stringify(dec.error));
             assert.ok(dec.value.equals(clear));

@@ -3,6 +3,7 @@ import { createCipheriv } from "node:crypto";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { type CencScheme, decryptSampleInPlace, forEachPatternRun } from "./sample-decrypt.js";
+import { layoutFromCuts } from "./testing/nal-subsamples.js";
 import { encryptSampleReference } from "./testing/reference-cipher.js";
 
 const KEY = Buffer.from("000102030405060708090a0b0c0d0e0f", "hex");
@@ -20,18 +21,7 @@ const sampleArb = fc
   })
   .map((r) => {
     const data = Buffer.from(r.data);
-    let subsamples: number[] | null = null;
-    if (!r.whole) {
-      subsamples = [];
-      let left = data.length;
-      for (const [c, p] of r.cuts) {
-        const clear = Math.min(c, left);
-        const prot = Math.min(p, left - clear);
-        subsamples.push(clear, prot);
-        left -= clear + prot;
-      }
-      (subsamples as number[])[subsamples.length - 1]! += left;
-    }
+    const subsamples = r.whole ? null : layoutFromCuts(data.length, r.cuts);
     return {
       data,
       subsamples,

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { type CencScheme, decryptSampleInPlace } from "./sample-decrypt.js";
 import { NATIVE_CTR_MIN, SampleDecryptor } from "./sample-decryptor.js";
 import { SliceOutput } from "./slice-output.js";
+import { layoutFromCuts } from "./testing/nal-subsamples.js";
 import { encryptSampleReference } from "./testing/reference-cipher.js";
 
 const KEY = Buffer.from("000102030405060708090a0b0c0d0e0f", "hex");
@@ -24,18 +25,7 @@ const caseArb = fc
   })
   .map((r) => {
     const data = Buffer.from(r.data);
-    let subsamples: number[] | null = null;
-    if (!r.whole) {
-      subsamples = [];
-      let left = data.length;
-      for (const [c, p] of r.cuts) {
-        const clear = Math.min(c, left);
-        const prot = Math.min(p, left - clear);
-        subsamples.push(clear, prot);
-        left -= clear + prot;
-      }
-      (subsamples as number[])[subsamples.length - 1]! += left;
-    }
+    const subsamples = r.whole ? null : layoutFromCuts(data.length, r.cuts);
     const iv = Buffer.from(r.iv).subarray(0, r.iv8 ? 8 : 16);
     // A low half of 0xffffffff_ffffffxx wraps after a few blocks (§10.1).
     if (r.nearWrap && iv.length === 16) {

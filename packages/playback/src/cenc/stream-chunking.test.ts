@@ -6,9 +6,7 @@ import fc from "fast-check";
 import { DecryptEngine } from "./decrypt-engine.js";
 import { createDecryptStream } from "./decrypt-stream.js";
 import { decryptSegment } from "./segment-decrypt.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
+import { encryptedSynthetic, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 
@@ -60,18 +58,7 @@ describe("stream output equals buffer output for any chunking", () => {
             fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 1, maxLength: 8 }),
           ),
           async (video, audio, sizes) => {
-            const clear = Buffer.concat([
-              syntheticInit(audio.length > 0),
-              syntheticFragments({
-                fragments: 2,
-                videoSampleSizes: video,
-                audioSampleSizes: audio,
-              }),
-            ]);
-            const enc = encryptFile(
-              clear,
-              configFor(recipe, { video: 1, ...(audio.length > 0 && { audio: 2 }) }),
-            );
+            const { clear, enc } = encryptedSynthetic(recipe, video, audio);
             const whole = decryptSegment(enc, { keys: KEYS });
             assert.ok(whole.ok, whole.ok ? "" : JSON.stringify(whole.error));
             assert.ok(whole.value.equals(clear));

@@ -64,3 +64,24 @@ export function nalSubsamples(sample: Buffer, rules: NalSubsampleRules): number[
   if (clear > 0 || out.length === 0) flush(0);
   return out;
 }
+
+/**
+ * A subsample layout (clear, protected, clear, protected, …) over `length` bytes from
+ * arbitrary `[clear, protected]` cuts: each cut clamped to what is left, the remainder
+ * added to the last protected range, so the sizes always add up to the sample.
+ */
+export function layoutFromCuts(
+  length: number,
+  cuts: readonly (readonly [number, number])[],
+): number[] {
+  const subsamples: number[] = [];
+  let left = length;
+  for (const [c, p] of cuts) {
+    const clear = Math.min(c, left);
+    const prot = Math.min(p, left - clear);
+    subsamples.push(clear, prot);
+    left -= clear + prot;
+  }
+  subsamples[subsamples.length - 1]! += left;
+  return subsamples;
+}

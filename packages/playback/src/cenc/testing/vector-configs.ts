@@ -1,5 +1,7 @@
 import type { CencScheme } from "../sample-decrypt.js";
+import { encryptFile } from "./fragment-encryptor.js";
 import type { EncryptorConfig, TrackEncryption } from "./init-encryptor.js";
+import { syntheticFragments, syntheticInit } from "./synthetic-media.js";
 
 /** Test key material (not secret). */
 export const TEST_KID = Buffer.from("00112233445566778899aabbccddeeff", "hex");
@@ -57,4 +59,25 @@ export function configFor(
   if (tracks.audio !== undefined && recipe.audio)
     map.set(tracks.audio, { ...recipe.audio, kid, key });
   return { scheme: recipe.scheme, tracks: map };
+}
+
+/**
+ * A clear synthetic file (init + 2 fragments: video, and audio when `audio` has samples)
+ * and the same file encrypted by `recipe`, for round-trip properties.
+ */
+export function encryptedSynthetic(
+  recipe: VectorRecipe,
+  video: number[],
+  audio: number[],
+  extra: Partial<EncryptorConfig> = {},
+): { clear: Buffer; enc: Buffer } {
+  const clear = Buffer.concat([
+    syntheticInit(audio.length > 0),
+    syntheticFragments({ fragments: 2, videoSampleSizes: video, audioSampleSizes: audio }),
+  ]);
+  const cfg = {
+    ...configFor(recipe, { video: 1, ...(audio.length > 0 && { audio: 2 }) }),
+    ...extra,
+  };
+  return { clear, enc: encryptFile(clear, cfg) };
 }
