@@ -9,6 +9,7 @@ export default defineConfig({
     "./src/db/schema/api-tokens.ts",
     "./src/db/schema/channels.ts",
     "./src/db/schema/credential-overrides.ts",
+    "./src/db/schema/egress-config.ts",
     "./src/db/schema/playback-access-log.ts",
     "./src/db/schema/playback-keys.ts",
     "./src/db/schema/settings.ts",

@@ -60,7 +60,7 @@ export async function composeFull(
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
   let sessions: SessionManager | undefined;
   // One egress for the process: playback and the admin probes share its guard and pool.
-  const egress = egressFromConfig(config);
+  const egress = egressFromConfig(config, { routing: true });
   const state = openAdminState({
     config,
     log,
@@ -85,14 +85,18 @@ export async function composeFull(
   });
   // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
   // engine; ffmpeg processes a killed predecessor left behind are reaped first.
-  const ffmpeg = await prepareFfmpegEngine(config);
+  const ffmpeg = await prepareFfmpegEngine(config, egress.routes);
   if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
     log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
   const manager = createSessionManager({
     config,
     catalog: ctx.channels,
     egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir, httpProxy: ffmpeg.proxy.url },
+    ffmpeg: {
+      dataDir: ffmpeg.dataDir,
+      httpProxy: ffmpeg.proxy.url,
+      httpProxyFor: (channelId) => ffmpeg.proxy.urlFor(channelId),
+    },
     log: (event, fields) => log.info(fields, event),
   });
   sessions = manager;

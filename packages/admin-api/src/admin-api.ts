@@ -11,6 +11,7 @@ import { credentialGate } from "./http/credential-gate.js";
 import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
 import { createApiTokenRoutes } from "./routes/api-tokens.js";
 import { createChannelRoutes } from "./routes/channels.js";
+import { createEgressRoutes } from "./routes/egress.js";
 import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.js";
 import { createMeRoutes } from "./routes/me.js";
 import { createMetricsRoute } from "./routes/metrics.js";
@@ -24,6 +25,8 @@ import { createApiTokenStore } from "./services/api-tokens/token-store.js";
 import { createTokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
 import { createChannelStore } from "./services/channels/channel-store.js";
 import { importConfigChannels } from "./services/channels/import-config.js";
+import { bindingOfChannel } from "./services/channels/stored-channel.js";
+import { createEgressStore } from "./services/egress/egress-store.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
@@ -101,13 +104,19 @@ export function openAdminState(options: AdminStateOptions): AdminState {
   const playbackStats =
     options.playbackStats ?? (() => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 }));
   const sessions = options.sessions ?? NO_SESSIONS;
+  const channels = createChannelStore(db, config.upstreams);
+  // Every request of a channel routes by its stored binding (spec "Egress").
+  options.egress.routes.bindChannels((id) => {
+    const ch = channels.get(id);
+    return ch === undefined ? undefined : bindingOfChannel(ch);
+  });
   const ctx: AdminContext = {
     config,
     db,
     accounts: createAccountDirectory(config, db),
     sessionTokens: options.sessionTokens,
     limiter: options.limiter,
-    channels: createChannelStore(db, config.upstreams),
+    channels,
     tokens,
     usage: createTokenUsageRecorder(db, tokens, lost("API token audit")),
     keys,
@@ -127,6 +136,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     sessions,
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
+    egressConfig: createEgressStore(db, config, options.egress.routes),
   };
   const purge = () => {
     const deleted = ctx.accessLog.purge(ctx.settings.current().accessLogRetentionDays);
@@ -174,6 +184,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.route("/", createSettingsRoutes(ctx));
   app.route("/", createSessionRoutes(ctx));
   app.route("/", createProbeRoutes(ctx));
+  app.route("/", createEgressRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
   return app;

@@ -10,6 +10,7 @@ import type { MutableAccountDirectory } from "./services/accounts/account-direct
 import type { ApiTokenStore } from "./services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
 import type { ChannelStore } from "./services/channels/channel-store.js";
+import type { EgressStore } from "./services/egress/egress-store.js";
 import type { AccessLog } from "./services/playback-keys/access-log.js";
 import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import type { SettingsStore } from "./services/settings/settings-store.js";
@@ -67,6 +68,8 @@ export interface AdminContext {
   readonly defaultUserAgent: string;
   /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
   readonly egress: Egress;
+  /** The stored egress routing document (spec "Egress configuration"). */
+  readonly egressConfig: EgressStore;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

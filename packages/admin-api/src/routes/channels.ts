@@ -60,7 +60,7 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
     if (c.req.header("if-match") !== undefined) {
       throw new GatewayError("conflict", "If-Match on create: the channel does not exist yet");
     }
-    const result = createChannel(ctx.config, ctx.channels, body);
+    const result = createChannel({ egress: ctx.egressConfig }, ctx.channels, body);
     c.header("ETag", etag(ctx.channels.get(result.id)!.revision));
     return c.json(result, 201);
   });
@@ -69,7 +69,13 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
     const id = c.req.param("id");
     existingChannel(ctx.channels, id);
     const body = await readJsonBody(c, channelWriteBody);
-    const result = replaceChannel(ctx.config, ctx.channels, id, c.req.header("if-match"), body);
+    const result = replaceChannel(
+      { egress: ctx.egressConfig },
+      ctx.channels,
+      id,
+      c.req.header("if-match"),
+      body,
+    );
     c.header("ETag", etag(ctx.channels.get(id)!.revision));
     return c.json(result);
   });

@@ -4,16 +4,10 @@ import { withProxyId } from "@svc/playback/probes";
 import { Hono } from "hono";
 import type { AdminContext } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { bindingOfChannel } from "../services/channels/stored-channel.js";
 import { draftChannel, existingChannel } from "../services/channels/write.js";
 import { probeChannel } from "../services/probes/probe-channel.js";
 import { sourceProbeBody } from "../services/probes/source-probe-body.js";
-
-/**
- * The route a source probe reports. The egress has no proxy transport yet, so every request,
- * whatever `egress` binding the body names (validated like a channel write), goes direct, and
- * the result says so rather than naming a profile that was not used (docs/admin-api.md "Probes").
- */
-const ROUTE_USED = "direct";
 
 /**
  * Probes (spec "Sessions, probes, previews"; scope `refresh`). Both answer 200 with the probe
@@ -31,10 +25,23 @@ export function createProbeRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.post("/v1/admin/source-probes", async (c) => {
     const body = await readJsonBody(c, sourceProbeBody);
-    const draft = draftChannel(ctx.config, ctx.channels, { ...body, id: body.id ?? "" });
-    const probe = await probeChannel(ctx, draft);
+    const { channel, newProfile } = draftChannel({ egress: ctx.egressConfig }, ctx.channels, {
+      ...body,
+      id: body.id ?? "",
+    });
+    // The draft is not stored: its binding (or its unsaved inline profile) is handed over.
+    const route =
+      newProfile !== undefined
+        ? { profile: { ...newProfile, disabled: false } }
+        : { binding: bindingOfChannel(channel) };
+    const probe = await probeChannel(ctx, channel, route);
     if (probe.refusal !== undefined) throw new GatewayError("forbidden", probe.refusal);
-    return c.json(probe.ingress === "dash" ? probe.result : withProxyId(probe.result, ROUTE_USED));
+    // Spec: the non-DASH answer adds the `proxy_id` the route chose.
+    return c.json(
+      probe.ingress === "dash"
+        ? probe.result
+        : withProxyId(probe.result, probe.proxyId ?? "direct"),
+    );
   });
 
   return app;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { parseDocument } from "yaml";
+import { routingProblems } from "../egress/routing-validation.js";
 import { checkChannelSource } from "./channel-schema.js";
 import type { Environment } from "./environment.js";
 import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems.js";
@@ -133,22 +134,20 @@ function crossFieldProblems(file: ConfigFile): ConfigProblem[] {
       });
     }
   });
-  const proxyIds = new Set(file.egress.proxies.map((p) => p.id));
-  const route = (id: string) => id === "direct" || proxyIds.has(id);
-  if (!route(file.egress.default)) {
-    problems.push({
-      path: "egress.default",
-      message: `unknown proxy profile "${file.egress.default}"`,
-    });
-  }
-  file.egress.rules.forEach((r, i) => {
-    if (!route(r.proxy))
-      problems.push({
-        path: `egress.rules[${i}].proxy`,
-        message: `unknown proxy profile "${r.proxy}"`,
-      });
-  });
+  // The same rules as the admin API's egress writes (docs/egress.md).
+  for (const p of routingProblems(routingDocumentOf(file)))
+    problems.push({ path: `egress.${p.path}`, message: p.message });
   return problems;
+}
+
+function routingDocumentOf(file: ConfigFile) {
+  const e = file.egress;
+  return {
+    default: e.default,
+    docker_proxy_host: e.docker_proxy_host,
+    proxies: e.proxies,
+    rules: e.rules,
+  };
 }
 
 function deepFreeze<T>(value: T): T {

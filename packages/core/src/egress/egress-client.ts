@@ -1,7 +1,10 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type buildConnector, type Dispatcher } from "undici";
+import { createEgressRoutes, type EgressRoutes, type RouteRequest } from "./egress-routes.js";
 import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
 import { createHostAllowlist } from "./host-allowlist.js";
+import { isProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
+import type { ProxyTransport } from "./proxy-transport.js";
 import { isRefusal } from "./refusal.js";
 
 /** Bounded waits of every outbound request (config `egress.*_timeout_ms`). */
@@ -20,6 +23,8 @@ export interface EgressOptions {
   readonly timeouts: EgressTimeouts;
   /** Replaces the system resolver (unit tests resolve names to literals without DNS). */
   readonly resolve?: Resolver;
+  /** The routing state; without it every request goes direct (the lite build). */
+  readonly routes?: EgressRoutes;
 }
 
 export interface EgressRequestOptions {
@@ -29,8 +34,10 @@ export interface EgressRequestOptions {
   readonly signal?: AbortSignal;
   /** At most {@link MAX_REDIRECTS}; 0 answers a redirect as it is. */
   readonly maxRedirects?: number;
-  /** The channel the request is made for: routing rules (a later issue) key on it. */
+  /** The channel the request is made for: its egress binding and `channel_id` rules apply. */
   readonly channelId?: string;
+  /** Overrides of the route decision (a draft channel's binding, a guide source, a test). */
+  readonly route?: Omit<RouteRequest, "channelId">;
 }
 
 /** An upstream answered (any status). The caller must consume or `dump()` the body. */
@@ -41,6 +48,8 @@ export interface EgressResponse {
   readonly body: Dispatcher.ResponseData["body"];
   /** The URL that answered, after redirects: relative playlist URIs resolve against it. */
   readonly url: string;
+  /** The route of the last hop: `direct` or the proxy profile's id. */
+  readonly proxyId: string;
 }
 
 /**
@@ -59,9 +68,16 @@ export type EgressFailureKind =
 export interface EgressFailure {
   readonly ok: false;
   readonly kind: EgressFailureKind;
-  /** Safe to log and to show: never carries headers, query strings or bodies. */
+  /** Safe to log and to show: never carries headers, query strings, bodies or proxy credentials. */
   readonly message: string;
+  /** Finer cause of a `network` or `timeout` failure, for the connection test's outcome. */
+  readonly cause?: FailureCause;
+  /** The route that was tried, when one was chosen. */
+  readonly proxyId?: string;
 }
+
+/** `dns`: the target name did not resolve; `proxy`/`proxy_auth`: the proxy's doing. */
+export type FailureCause = "dns" | "tls" | "proxy" | "proxy_auth";
 
 export type EgressResult = EgressResponse | EgressFailure;
 
@@ -75,6 +91,8 @@ export interface Egress {
    * if (!r.ok) return r.kind === "refused" ? forbidden() : badGateway();
    */
   request(url: string, options?: EgressRequestOptions): Promise<EgressResult>;
+  /** The routing state this egress decides with (shared with the ffmpeg egress proxy). */
+  readonly routes: EgressRoutes;
   close(): Promise<void>;
 }
 
@@ -113,25 +131,64 @@ const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
  */
 export function createEgress(options: EgressOptions): Egress {
   const { agent } = createGuardedAgent(options);
+  const routes =
+    options.routes ??
+    createEgressRoutes({
+      allowlist: createHostAllowlist(options.allowedHosts),
+      timeouts: options.timeouts,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
 
   return {
+    routes,
     async request(url, opts = {}) {
       const maxRedirects = Math.min(opts.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
       let current = parseHttpUrl(url);
       if (current === undefined) return failure("invalid_url", "target is not an http(s) URL");
       let headers: Record<string, string> = { ...opts.headers };
+      // An unsaved profile (connection test) gets its own transport, closed once answered.
+      let temporary: ProxyTransport | undefined;
+      const closeTemporary = () => void temporary?.close().catch(() => undefined);
       for (let hop = 0; ; hop++) {
+        // Every hop is routed (and checked) again: a redirect may change host and rule.
+        const choice = routes.choose(current, { ...opts.route, channelId: opts.channelId });
+        if (!choice.ok) {
+          closeTemporary();
+          return { ...failure("network", choice.message), cause: "proxy", proxyId: choice.proxyId };
+        }
+        let dispatcher: Dispatcher = agent;
+        let sent = headers;
+        if ("profile" in choice) {
+          try {
+            // The guard still applies to the target, resolved here (docs/egress.md).
+            await routes.check(current.hostname);
+          } catch (err) {
+            closeTemporary();
+            return { ...classifyError(err, opts.signal), proxyId: choice.proxyId };
+          }
+          if (opts.route?.profile !== undefined)
+            temporary = temporary ?? routes.temporary(choice.profile);
+          const transport = temporary ?? routes.transport(choice.profile);
+          dispatcher = transport.dispatcher;
+          // Proxy-Authorization belongs to the profile, never to a channel's headers.
+          sent = withoutHeader(headers, "proxy-authorization");
+        }
         let res: Dispatcher.ResponseData;
         try {
-          res = await agent.request({
+          res = await dispatcher.request({
             origin: current.origin,
             path: `${current.pathname}${current.search}`,
             method: opts.method ?? "GET",
-            headers,
+            headers: sent,
             signal: opts.signal,
           });
         } catch (err) {
-          return classifyError(err, opts.signal);
+          closeTemporary();
+          const f = classifyError(err, opts.signal);
+          // Through a proxy, a connection that fails without a finer cause is the proxy's.
+          const cause =
+            "profile" in choice && f.kind === "network" ? (f.cause ?? "proxy") : f.cause;
+          return { ...f, ...(cause ? { cause } : {}), proxyId: choice.proxyId };
         }
         const location = res.headers.location;
         if (
@@ -139,24 +196,41 @@ export function createEgress(options: EgressOptions): Egress {
           typeof location !== "string" ||
           maxRedirects === 0
         ) {
+          closeTemporary();
           return {
             ok: true,
             status: res.statusCode,
             headers: res.headers,
             body: res.body,
             url: current.href,
+            proxyId: choice.proxyId,
           };
         }
         res.body.dump().catch(() => undefined);
-        if (hop + 1 > maxRedirects) return failure("too_many_redirects", "too many redirects");
+        if (hop + 1 > maxRedirects) {
+          closeTemporary();
+          return failure("too_many_redirects", "too many redirects");
+        }
         const next = parseHttpUrl(location, current.href);
-        if (next === undefined) return failure("invalid_url", "redirect to a non-http(s) URL");
+        if (next === undefined) {
+          closeTemporary();
+          return failure("invalid_url", "redirect to a non-http(s) URL");
+        }
         if (next.origin !== current.origin) headers = withoutOriginBound(headers);
         current = next;
       }
     },
-    close: () => agent.close(),
+    async close() {
+      await routes.close();
+      await agent.close();
+    },
   };
+}
+
+function withoutHeader(headers: Record<string, string>, name: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== name) out[k] = v;
+  return out;
 }
 
 function parseHttpUrl(url: string, base?: string): URL | undefined {
@@ -179,10 +253,19 @@ function failure(kind: EgressFailureKind, message: string): EgressFailure {
   return { ok: false, kind, message };
 }
 
+const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NODATA", "EAI_NONAME", "EAI_FAIL"]);
+const TLS_CODE =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
+
 /** Maps a thrown undici/system error to a result; the message never carries the URL. */
 export function classifyError(err: unknown, signal?: AbortSignal): EgressFailure {
   if (isRefusal(err)) return failure("refused", err.message);
   if (signal?.aborted) return failure("aborted", "request aborted");
+  const proxy = isProxyFailure(err) ? err : proxyFailureFromUndici(err);
+  if (proxy !== undefined) {
+    if (proxy.reason === "timeout") return failure("timeout", proxy.message);
+    return { ...failure("network", proxy.message), cause: proxy.reason };
+  }
   const code = (err as { code?: unknown } | null)?.code;
   if (
     code === "UND_ERR_CONNECT_TIMEOUT" ||
@@ -192,6 +275,10 @@ export function classifyError(err: unknown, signal?: AbortSignal): EgressFailure
     return failure("timeout", "upstream timed out");
   }
   if (code === "UND_ERR_ABORTED") return failure("aborted", "request aborted");
+  if (typeof code === "string" && DNS_CODES.has(code))
+    return { ...failure("network", `the target host does not resolve (${code})`), cause: "dns" };
+  if (typeof code === "string" && TLS_CODE.test(code))
+    return { ...failure("network", `TLS handshake failed (${code})`), cause: "tls" };
   return failure(
     "network",
     typeof code === "string"

@@ -1,8 +1,12 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { buildConnector, Dispatcher } from "undici";
 import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
+import { createEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
 import type { Resolver } from "./guarded-connector.js";
+import { createHostAllowlist } from "./host-allowlist.js";
+import { ProxyFailure } from "./proxy-failure.js";
 import { answer, relayRequest } from "./proxy-relay.js";
 import { openTunnel, rawAnswer } from "./proxy-tunnel.js";
 
@@ -14,6 +18,8 @@ export interface EgressProxyOptions {
   readonly resolve?: Resolver;
   /** Client connections at once (tunnels included); more are closed on accept. Default 256. */
   readonly maxConnections?: number;
+  /** The gateway's routing state: ffmpeg's requests take the same routes as its own. */
+  readonly routes?: EgressRoutes;
 }
 
 /** A running loopback proxy. */
@@ -23,6 +29,8 @@ export interface EgressProxy {
    * credential: never log it (ffmpeg-args' `describeArgs` redacts it).
    */
   readonly url: string;
+  /** {@link url} for one channel: its egress binding and `channel_id` rules then apply. */
+  urlFor(channelId: string): string;
   readonly port: number;
   /** Stops listening and cuts every open connection and tunnel. */
   close(): Promise<void>;
@@ -49,13 +57,54 @@ const REALM = 'Basic realm="egress"';
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const user = randomBytes(8).toString("hex");
   const pass = randomBytes(24).toString("hex");
-  const expected = Buffer.from(`${user}:${pass}`).toString("base64");
   const { agent, connect } = createGuardedAgent(options);
+  const routes =
+    options.routes ??
+    createEgressRoutes({
+      allowlist: createHostAllowlist(options.allowedHosts),
+      timeouts: options.timeouts,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+  // The channel rides in the user name (`<user>.<base64url id>`): the password is the secret.
   const authorized = (req: IncomingMessage) =>
-    credentialMatches(req.headers["proxy-authorization"], expected);
+    credentialMatches(req.headers["proxy-authorization"], user, pass);
+  /** The upstream leg of one request: direct through the guard, or through the chosen proxy. */
+  const route = (target: URL, channelId: string | undefined) => {
+    const choice = routes.choose(target, channelId === undefined ? {} : { channelId });
+    if (!choice.ok) throw new ProxyFailure(choice.message, "proxy");
+    return choice;
+  };
+  const dispatcher =
+    (target: URL, channelId: string | undefined) => async (): Promise<Dispatcher> => {
+      const choice = route(target, channelId);
+      if ("profile" in choice) await routes.check(target.hostname);
+      return dispatcherFor(routes, choice, agent);
+    };
+  const connector = (
+    authority: string,
+    channelId: string | undefined,
+  ): buildConnector.connector => {
+    return (opts, callback) => {
+      let choice: ReturnType<typeof route>;
+      try {
+        choice = route(new URL(`https://${authority}/`), channelId);
+      } catch (err) {
+        return callback(err as Error, null);
+      }
+      if (!("profile" in choice)) return connect(opts, callback);
+      routes
+        .transport(choice.profile)
+        .tunnel(opts.hostname, Number(opts.port))
+        .then(
+          (socket) => callback(null, socket),
+          (err: Error) => callback(err, null),
+        );
+    };
+  };
 
   const server = createServer((req, res) => {
-    if (!authorized(req)) {
+    const channel = authorized(req);
+    if (channel === false) {
       res.writeHead(407, { "proxy-authenticate": REALM, "content-length": 0 });
       return void res.end();
     }
@@ -67,13 +116,16 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     }
     if (req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0)
       return answer(res, 400, "a GET or HEAD request carries no body");
-    void relayRequest(agent, target, req, res);
+    void relayRequest(dispatcher(target, channel), target, req, res);
   });
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // The server no longer watches a CONNECT socket: an unheard reset would crash the process.
     socket.on("error", () => socket.destroy());
-    if (!authorized(req)) return rawAnswer(socket, 407, "Proxy Authentication Required", "", REALM);
-    openTunnel(connect, req.url ?? "", socket, head, options.timeouts.idleMs);
+    const channel = authorized(req);
+    if (channel === false)
+      return rawAnswer(socket, 407, "Proxy Authentication Required", "", REALM);
+    const authority = req.url ?? "";
+    openTunnel(connector(authority, channel), authority, socket, head, options.timeouts.idleMs);
   });
   server.on("clientError", (_err, socket) => rawAnswer(socket, 400, "Bad Request", "malformed"));
   server.maxConnections = options.maxConnections ?? 256;
@@ -90,23 +142,41 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${user}:${pass}@127.0.0.1:${port}`,
+    urlFor: (channelId) =>
+      `http://${user}.${Buffer.from(channelId).toString("base64url")}:${pass}@127.0.0.1:${port}`,
     port,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await closed;
       await agent.destroy();
+      if (options.routes === undefined) await routes.close();
     },
   };
 }
 
-/** RFC 7617: `Basic <base64(user:pass)>`, scheme case-insensitive, compared in constant time. */
-function credentialMatches(header: string | undefined, expected: string): boolean {
+/**
+ * RFC 7617: `Basic <base64(user:pass)>`, scheme case-insensitive, the password compared in
+ * constant time. Answers false when it does not match, else the channel id the user name
+ * carries (undefined for the bare user name).
+ */
+function credentialMatches(
+  header: string | undefined,
+  user: string,
+  pass: string,
+): string | undefined | false {
   const m = /^basic +(\S+)\s*$/i.exec(header ?? "");
   if (m === null) return false;
-  const got = Buffer.from(m[1]!);
-  const want = Buffer.from(expected);
-  return got.length === want.length && timingSafeEqual(got, want);
+  const pair = Buffer.from(m[1]!, "base64").toString("utf8");
+  const colon = pair.indexOf(":");
+  if (colon === -1) return false;
+  const got = Buffer.from(pair.slice(colon + 1));
+  const want = Buffer.from(pass);
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return false;
+  const name = pair.slice(0, colon);
+  if (name === user) return undefined;
+  if (!name.startsWith(`${user}.`)) return false;
+  return Buffer.from(name.slice(user.length + 1), "base64url").toString("utf8");
 }
 
 function parseAbsoluteHttp(target: string): URL | undefined {

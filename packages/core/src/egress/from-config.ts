@@ -1,6 +1,10 @@
+import { existsSync } from "node:fs";
 import type { GatewayConfig } from "../config/load.js";
 import { createEgress, type Egress, type EgressOptions } from "./egress-client.js";
 import { createEgressProxy, type EgressProxy } from "./egress-proxy.js";
+import { createEgressRoutes, type EgressRoutes } from "./egress-routes.js";
+import { createHostAllowlist } from "./host-allowlist.js";
+import type { RoutingDocument } from "./routing-document.js";
 
 function egressOptions(config: GatewayConfig): EgressOptions {
   return {
@@ -13,15 +17,49 @@ function egressOptions(config: GatewayConfig): EgressOptions {
   };
 }
 
-/** The egress of a gateway process, built once at boot from its config. */
-export function egressFromConfig(config: GatewayConfig): Egress {
-  return createEgress(egressOptions(config));
+/** Docker writes `/.dockerenv`, podman `/run/.containerenv`: read once at boot. */
+export function runsInContainer(): boolean {
+  return existsSync("/.dockerenv") || existsSync("/run/.containerenv");
+}
+
+/** The config file's `egress` section as a routing document (the full build's seed). */
+export function routingFromConfig(config: GatewayConfig): RoutingDocument {
+  const e = config.egress;
+  return {
+    default: e.default,
+    docker_proxy_host: e.docker_proxy_host,
+    proxies: e.proxies.map((p) => ({ id: p.id, name: p.name, url: p.url, disabled: p.disabled })),
+    rules: e.rules.map((r) => ({ id: r.id, kind: r.kind, pattern: r.pattern, proxy: r.proxy })),
+  };
+}
+
+/**
+ * The egress of a gateway process, built once at boot from its config. `routing: true` (the
+ * full build) starts from the config file's routes until the stored document is installed;
+ * without it (the lite build, which ignores `egress.proxies`) every request goes direct.
+ */
+export function egressFromConfig(
+  config: GatewayConfig,
+  options: { routing?: boolean } = {},
+): Egress {
+  const base = egressOptions(config);
+  const routes: EgressRoutes = createEgressRoutes({
+    allowlist: createHostAllowlist(base.allowedHosts),
+    timeouts: base.timeouts,
+    inContainer: runsInContainer(),
+    ...(options.routing ? { document: routingFromConfig(config) } : {}),
+  });
+  return createEgress({ ...base, routes });
 }
 
 /**
  * The loopback proxy ffmpeg fetches through (`-http_proxy`), with the same guard, allowlist
- * and timeouts as {@link egressFromConfig}; one per gateway process, started at boot.
+ * and timeouts as {@link egressFromConfig}, and its routes when given; one per gateway
+ * process, started at boot.
  */
-export function egressProxyFromConfig(config: GatewayConfig): Promise<EgressProxy> {
-  return createEgressProxy(egressOptions(config));
+export function egressProxyFromConfig(
+  config: GatewayConfig,
+  routes?: EgressRoutes,
+): Promise<EgressProxy> {
+  return createEgressProxy({ ...egressOptions(config), ...(routes ? { routes } : {}) });
 }

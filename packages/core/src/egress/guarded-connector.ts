@@ -57,7 +57,28 @@ export function createGuardedConnector(options: {
 
 /** The address to dial: the literal itself, or the first resolved one when all pass. */
 async function pickAddress(host: string, allowed: boolean, resolve: Resolver): Promise<string> {
-  const addresses = isIP(host) !== 0 ? [host] : await resolve(host);
+  return (await checkTarget(host, allowed, resolve))[0]!;
+}
+
+/**
+ * Resolves a target host here (a literal stands for itself) and, unless it is allow-listed,
+ * refuses it when any address is not public. Routes through a proxy check their target with
+ * it before the proxy is asked to connect (docs/egress.md "The guard through a proxy").
+ */
+export async function checkTarget(
+  host: string,
+  allowed: boolean,
+  resolve: Resolver,
+): Promise<readonly string[]> {
+  let addresses: readonly string[];
+  try {
+    addresses = isIP(host) !== 0 ? [host] : await resolve(host);
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    throw Object.assign(new Error(`cannot resolve the target host (${String(code ?? "error")})`), {
+      code: typeof code === "string" ? code : "ENOTFOUND",
+    });
+  }
   if (addresses.length === 0) throw new EgressRefusedError("host has no address", "dns");
   if (!allowed) {
     // Every address must pass: a name that mixes public and private answers is refused.
@@ -68,5 +89,5 @@ async function pickAddress(host: string, allowed: boolean, resolve: Resolver): P
       }
     }
   }
-  return addresses[0]!;
+  return addresses;
 }

@@ -15,9 +15,44 @@ export {
   type EgressResponse,
   type EgressResult,
   type EgressTimeouts,
+  type FailureCause,
   MAX_REDIRECTS,
 } from "./egress-client.js";
 export { createEgressProxy, type EgressProxy, type EgressProxyOptions } from "./egress-proxy.js";
-export { egressFromConfig, egressProxyFromConfig } from "./from-config.js";
+export {
+  createEgressRoutes,
+  type EgressRoutes,
+  type EgressRoutesOptions,
+  type RouteRequest,
+} from "./egress-routes.js";
+export {
+  egressFromConfig,
+  egressProxyFromConfig,
+  routingFromConfig,
+  runsInContainer,
+} from "./from-config.js";
 export type { Resolver } from "./guarded-connector.js";
 export { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
+export { effectiveProxyUrl } from "./proxy-transport.js";
+export { type CompiledRouting, compileRouting, type RouteChoice } from "./route-choice.js";
+export {
+  bindingFromSetting,
+  DIRECT,
+  PROXY_SCHEMES,
+  type ProxyProfile,
+  type ProxyScheme,
+  type RouteBinding,
+  type RoutingDocument,
+  type RoutingRule,
+  RULE_KINDS,
+  type RuleKind,
+} from "./routing-document.js";
+export {
+  checkProxyUrl,
+  isDirectName,
+  MAX_PROFILES,
+  MAX_RULES,
+  type RoutingProblem,
+  routingProblems,
+} from "./routing-validation.js";
+export { compileRulePattern, MAX_PATTERN_LENGTH, type PatternCheck } from "./rule-pattern.js";

@@ -29,13 +29,13 @@ export function answer(res: ServerResponse, status: number, text: string, phrase
 }
 
 /**
- * Relays one absolute-form GET or HEAD (RFC 9112 3.2.2) through `agent`, whose connector is
- * the guarded one. Redirects are answered as they are, so ffmpeg's next request for the new
+ * Relays one absolute-form GET or HEAD (RFC 9112 3.2.2) through the dispatcher of its route
+ * (the guarded agent, or a proxy profile's transport after the target check). Redirects are answered as they are, so ffmpeg's next request for the new
  * location comes back here and is checked again. The body streams with backpressure; a
  * client that goes away aborts the upstream request at once.
  */
 export async function relayRequest(
-  agent: Dispatcher,
+  dispatcher: () => Promise<Dispatcher>,
   target: URL,
   req: IncomingMessage,
   res: ServerResponse,
@@ -46,7 +46,7 @@ export async function relayRequest(
   });
   let upstream: Dispatcher.ResponseData;
   try {
-    upstream = await agent.request({
+    upstream = await (await dispatcher()).request({
       origin: target.origin,
       path: `${target.pathname}${target.search}`,
       method: req.method as "GET" | "HEAD",

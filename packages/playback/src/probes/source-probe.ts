@@ -1,5 +1,10 @@
 import type { Channel } from "@svc/core/catalog";
-import { type Egress, type EgressFailure, readBodyCapped } from "@svc/core/egress";
+import {
+  type Egress,
+  type EgressFailure,
+  type RouteRequest,
+  readBodyCapped,
+} from "@svc/core/egress";
 import { inspectMpdText } from "../dash/inspection/native-inspection.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
 import {
@@ -24,6 +29,8 @@ export interface SourceProbeOptions {
   readonly globalKeys: Readonly<Record<string, string>>;
   /** Deadline of the whole probe, redirects and MPD body included. */
   readonly timeoutMs?: number;
+  /** Route overrides (a draft channel's binding or inline profile). */
+  readonly route?: Omit<RouteRequest, "channelId">;
 }
 
 /**
@@ -31,9 +38,13 @@ export interface SourceProbeOptions {
  * refused the source or a redirect target: no connection was made to it. The caller decides
  * whether that is a result (a stored channel's probe) or a refused request (a source probe).
  */
-export type SourceProbe =
+export type SourceProbe = (
   | { readonly ingress: "hls"; readonly result: HttpProbeResult; readonly refusal?: string }
-  | { readonly ingress: "dash"; readonly result: DashProbeResult; readonly refusal?: string };
+  | { readonly ingress: "dash"; readonly result: DashProbeResult; readonly refusal?: string }
+) & {
+  /** The route the egress chose: `direct` or a proxy profile id. */
+  readonly proxyId?: string;
+};
 
 /**
  * Probes a channel's source (spec "Sessions, probes, previews") with the channel's headers and
@@ -65,17 +76,20 @@ export async function probeSource(
     signal,
     // A draft source probe may have no id yet.
     channelId: channel.id === "" ? undefined : channel.id,
+    ...(options.route ? { route: options.route } : {}),
   });
+  const proxyId = res.proxyId;
   if (!res.ok) {
     const refusal = res.kind === "refused" ? refusalMessage(res.message) : undefined;
     const reason = refusal ?? reasonOf(res);
     const durMs = elapsedMs(t0);
     return channel.ingress === "dash"
-      ? { ingress: "dash", result: dashProbeFailure({ durMs, reason }), refusal }
+      ? { ingress: "dash", result: dashProbeFailure({ durMs, reason }), refusal, proxyId }
       : {
           ingress: "hls",
           result: httpProbeFailure({ url: sourceUrl, durMs, reason }),
           refusal,
+          proxyId,
         };
   }
 
@@ -85,6 +99,7 @@ export async function probeSource(
     const type = res.headers["content-type"];
     return {
       ingress: "hls",
+      proxyId,
       result: httpProbeResult({
         status: res.status,
         contentType: (Array.isArray(type) ? type[0] : type) ?? null,

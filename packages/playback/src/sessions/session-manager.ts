@@ -31,7 +31,10 @@ export interface SessionManagerOptions {
    * private temporary folder) and optional supervision settings. Without it, sessions
    * that need the engine fail with a clear `last_error`.
    */
-  readonly ffmpeg?: Pick<FfmpegEngineOptions, "dataDir" | "httpProxy" | "output" | "supervision">;
+  readonly ffmpeg?: Pick<
+    FfmpegEngineOptions,
+    "dataDir" | "httpProxy" | "httpProxyFor" | "output" | "supervision"
+  >;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
   readonly stallTimings?: StallTimings;

@@ -3,6 +3,7 @@ export { apiTokenAudit } from "./api-token-audit.js";
 export { apiTokens } from "./api-tokens.js";
 export { channels } from "./channels.js";
 export { credentialOverrides } from "./credential-overrides.js";
+export { egressConfig } from "./egress-config.js";
 export { playbackAccessLog } from "./playback-access-log.js";
 export { playbackKeys } from "./playback-keys.js";
 export { settings } from "./settings.js";

@@ -1,4 +1,5 @@
 import type { Channel } from "@svc/core/catalog";
+import type { RouteBinding } from "@svc/core/egress";
 import type { channels } from "../../db/schema/index.js";
 
 export type ChannelRow = typeof channels.$inferSelect;
@@ -72,4 +73,11 @@ export function rowFromChannel(c: StoredChannel): ChannelRow {
     revision: c.revision,
     updatedAt: c.updated_at,
   };
+}
+
+/** The channel's binding as the egress module routes by it. */
+export function bindingOfChannel(c: StoredChannel): RouteBinding {
+  return c.egress_mode === "profile"
+    ? { mode: "profile", profileId: c.egress_profile_id ?? "" }
+    : { mode: c.egress_mode };
 }

@@ -38,7 +38,14 @@ export const channelWriteBody = v.strictObject({
     v.strictObject({
       mode: v.picklist(["auto", "direct", "profile"], 'must be "auto", "direct" or "profile"'),
       profile_id: v.optional(v.nullable(v.string())),
-      new_proxy: v.optional(v.unknown()),
+      new_proxy: v.optional(
+        v.strictObject({
+          id: v.optional(v.string()),
+          name: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
+          url: v.pipe(v.string(), v.maxLength(2048)),
+          disabled: v.optional(v.literal(false), false),
+        }),
+      ),
     }),
   ),
 });

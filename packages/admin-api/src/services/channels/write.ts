@@ -1,6 +1,10 @@
-import { checkChannelSource, type GatewayConfig } from "@svc/core/config";
+import { checkChannelSource } from "@svc/core/config";
+import { DIRECT } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { checkRevision } from "../../http/if-match.js";
+import type { StoredProfile } from "../egress/egress-document.js";
+import type { EgressStore } from "../egress/egress-store.js";
+import { assertValidDocument, profileFrom } from "../egress/write.js";
 import type { ChannelStore } from "./channel-store.js";
 import type { StoredChannel } from "./stored-channel.js";
 import type { ChannelWrite } from "./write-body.js";
@@ -25,11 +29,22 @@ function mergeBlank(
   return out;
 }
 
+/** What a channel write needs beyond the channel store: the egress document. */
+export interface ChannelWriteDeps {
+  readonly egress: EgressStore;
+}
+
+/** A channel about to be written and, with `new_proxy`, the profile to create with it. */
+interface BuiltChannel {
+  readonly channel: StoredChannel;
+  readonly newProfile?: StoredProfile;
+}
+
 function resolveEgress(
-  config: GatewayConfig,
+  deps: ChannelWriteDeps,
   body: ChannelWrite,
   previous: StoredChannel | undefined,
-) {
+): Pick<StoredChannel, "egress_mode" | "egress_profile_id"> & { newProfile?: StoredProfile } {
   if (body.egress === undefined) {
     return {
       egress_mode: previous?.egress_mode ?? ("auto" as const),
@@ -37,6 +52,7 @@ function resolveEgress(
     };
   }
   const e = body.egress;
+  const doc = deps.egress.current().document;
   if (e.new_proxy !== undefined) {
     if (e.profile_id !== undefined && e.profile_id !== null && e.profile_id !== "") {
       throw new GatewayError(
@@ -44,14 +60,38 @@ function resolveEgress(
         "egress: new_proxy cannot be combined with profile_id",
       );
     }
-    throw new GatewayError(
-      "invalid_request",
-      "egress.new_proxy: inline proxy profiles are not available in this build",
+    // Spec "Channels": `new_proxy` creates a profile inline and binds the channel to it.
+    const id = e.new_proxy.id ?? freeProfileId(body.id, doc.proxies);
+    if (doc.proxies.some((p) => p.id === id))
+      throw new GatewayError(
+        "invalid_request",
+        `egress.new_proxy.id: proxy profile "${id}" exists`,
+      );
+    const newProfile = profileFrom(
+      {
+        id,
+        name: e.new_proxy.name || `${body.title} (${body.id})`,
+        url: e.new_proxy.url,
+        disabled: false,
+        clear_credential: false,
+      },
+      undefined,
     );
+    try {
+      assertValidDocument({ ...doc, proxies: [...doc.proxies, newProfile] });
+    } catch (err) {
+      if (err instanceof GatewayError)
+        throw new GatewayError(
+          "invalid_request",
+          `egress.new_proxy: ${err.message.replace(/^proxies\[\d+\]\./, "")}`,
+        );
+      throw err;
+    }
+    return { egress_mode: "profile", egress_profile_id: id, newProfile };
   }
   if (e.mode !== "profile") return { egress_mode: e.mode, egress_profile_id: null };
   const id = e.profile_id ?? "";
-  const profile = config.egress.proxies.find((p) => p.id === id);
+  const profile = doc.proxies.find((p) => p.id === id);
   if (profile === undefined)
     throw new GatewayError("invalid_request", `egress.profile_id: unknown proxy profile "${id}"`);
   if (profile.disabled)
@@ -62,12 +102,20 @@ function resolveEgress(
   return { egress_mode: "profile" as const, egress_profile_id: id };
 }
 
+/** `ch-<channel id>`, with a numeric suffix when taken. */
+function freeProfileId(channelId: string, proxies: readonly StoredProfile[]): string {
+  const taken = new Set(proxies.map((p) => p.id));
+  const base = `ch-${channelId}`.slice(0, 60);
+  if (!taken.has(base) && base.toLowerCase() !== DIRECT) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
 function buildChannel(
-  config: GatewayConfig,
+  deps: ChannelWriteDeps,
   store: ChannelStore,
   body: ChannelWrite,
   previous: StoredChannel | undefined,
-): StoredChannel {
+): BuiltChannel {
   const source = checkChannelSource(body);
   if (source !== undefined)
     throw new GatewayError("invalid_request", `${source.path}: ${source.message}`);
@@ -75,28 +123,40 @@ function buildChannel(
     throw new GatewayError("invalid_request", `upstream: unknown upstream "${body.upstream}"`);
   }
   const { egress: _egress, ...fields } = body;
-  return {
+  const { newProfile, ...binding } = resolveEgress(deps, body, previous);
+  const channel: StoredChannel = {
     ...fields,
     headers: mergeBlank(body.headers, previous?.headers ?? {}, true),
     keys: mergeBlank(body.keys, previous?.keys ?? {}, false),
-    ...resolveEgress(config, body, previous),
+    ...binding,
     revision: previous === undefined ? 1 : previous.revision + 1,
     updated_at: Date.now(),
   };
+  return newProfile === undefined ? { channel } : { channel, newProfile };
+}
+
+/** Commits the inline profile (a new egress revision) and then the channel. */
+function commitBuilt(deps: ChannelWriteDeps, store: ChannelStore, built: BuiltChannel): void {
+  if (built.newProfile !== undefined) {
+    const doc = deps.egress.current().document;
+    deps.egress.commit({ ...doc, proxies: [...doc.proxies, built.newProfile] });
+  }
+  store.commit({ put: [built.channel] });
 }
 
 /**
  * A write body checked exactly like a create (source, upstream, egress binding) but not
  * stored: what `POST /v1/admin/source-probes` probes. Nothing stored is merged in, so a blank
  * header or key value is dropped rather than filled from a channel of the same id.
- * @example const draft = draftChannel(ctx.config, ctx.channels, { ...body, id: body.id ?? "" });
+ * An inline `new_proxy` is returned as `newProfile`, not created.
+ * @example const { channel } = draftChannel({ egress: ctx.egressConfig }, ctx.channels, { ...body, id: body.id ?? "" });
  */
 export function draftChannel(
-  config: GatewayConfig,
+  deps: ChannelWriteDeps,
   store: ChannelStore,
   body: ChannelWrite,
-): StoredChannel {
-  return buildChannel(config, store, body, undefined);
+): BuiltChannel {
+  return buildChannel(deps, store, body, undefined);
 }
 
 function writeResponse(c: StoredChannel) {
@@ -104,12 +164,12 @@ function writeResponse(c: StoredChannel) {
 }
 
 /** `POST /v1/admin/channels`: a taken id is 409. */
-export function createChannel(config: GatewayConfig, store: ChannelStore, body: ChannelWrite) {
+export function createChannel(deps: ChannelWriteDeps, store: ChannelStore, body: ChannelWrite) {
   if (store.get(body.id) !== undefined)
     throw new GatewayError("conflict", `channel "${body.id}" exists`);
-  const channel = buildChannel(config, store, body, undefined);
-  store.commit({ put: [channel] });
-  return writeResponse(channel);
+  const built = buildChannel(deps, store, body, undefined);
+  commitBuilt(deps, store, built);
+  return writeResponse(built.channel);
 }
 
 export function existingChannel(store: ChannelStore, id: string): StoredChannel {
@@ -120,7 +180,7 @@ export function existingChannel(store: ChannelStore, id: string): StoredChannel 
 
 /** `PUT /v1/admin/channels/{id}`: full replacement; `If-Match` validated when supplied. */
 export function replaceChannel(
-  config: GatewayConfig,
+  deps: ChannelWriteDeps,
   store: ChannelStore,
   id: string,
   ifMatch: string | undefined,
@@ -130,9 +190,9 @@ export function replaceChannel(
   checkRevision(ifMatch, previous.revision, { required: false });
   if (body.id !== id)
     throw new GatewayError("invalid_request", "id: must match the channel in the path");
-  const channel = buildChannel(config, store, body, previous);
-  store.commit({ put: [channel] });
-  return writeResponse(channel);
+  const built = buildChannel(deps, store, body, previous);
+  commitBuilt(deps, store, built);
+  return writeResponse(built.channel);
 }
 
 /** `DELETE /v1/admin/channels/{id}`; `If-Match` validated when supplied. */

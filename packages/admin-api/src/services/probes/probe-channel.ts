@@ -1,6 +1,6 @@
 import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
-import type { Egress } from "@svc/core/egress";
+import type { Egress, RouteRequest } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { dashProbeKeysProblem, probeSource, type SourceProbe } from "@svc/playback/probes";
 
@@ -19,7 +19,11 @@ export interface ProbeDeps {
  * returned probe; the caller decides what a refusal means for its route.
  * @example const probe = await probeChannel(ctx, existingChannel(ctx.channels, id));
  */
-export async function probeChannel(deps: ProbeDeps, channel: Channel): Promise<SourceProbe> {
+export async function probeChannel(
+  deps: ProbeDeps,
+  channel: Channel,
+  route?: Omit<RouteRequest, "channelId">,
+): Promise<SourceProbe> {
   if (channel.ingress === "dash") {
     const problem = dashProbeKeysProblem(deps.config.media.keys);
     if (problem !== undefined) throw new GatewayError("invalid_request", problem);
@@ -31,5 +35,6 @@ export async function probeChannel(deps: ProbeDeps, channel: Channel): Promise<S
     egress: deps.egress,
     maxBodyBytes: deps.config.security.max_playlist_bytes,
     globalKeys: deps.config.media.keys,
+    ...(route ? { route } : {}),
   });
 }

@@ -28,6 +28,8 @@ export interface FfmpegEngineOptions {
    * ffmpeg goes through, so the SSRF guard covers ffmpeg's fetches too.
    */
   readonly httpProxy?: string;
+  /** {@link httpProxy} for one channel, so the proxy routes by the channel's egress binding. */
+  readonly httpProxyFor?: (channelId: string) => string;
   readonly output?: HlsOutputOptions;
   readonly supervision?: SupervisionOptions;
 }
@@ -100,6 +102,7 @@ export class FfmpegPackager implements Packager {
     const key = chooseFfmpegKey(inspection, o.keys(ctx.channelId));
     if (!key.ok) return { ok: false, message: key.error };
     const { userAgent, headers } = splitUserAgent(ctx.headers);
+    const httpProxy = o.httpProxyFor?.(ctx.channelId) ?? o.httpProxy;
     const started = await startFfmpegSession({
       ffmpegPath: o.ffmpegPath,
       dataDir: o.dataDir,
@@ -110,7 +113,7 @@ export class FfmpegPackager implements Packager {
         headers,
         ...(userAgent === undefined ? {} : { userAgent }),
         ...(key.value === undefined ? {} : { decryptionKey: key.value }),
-        ...(o.httpProxy === undefined ? {} : { httpProxy: o.httpProxy }),
+        ...(httpProxy === undefined ? {} : { httpProxy }),
       },
       ...(o.output ? { output: o.output } : {}),
       ...(o.supervision ? { supervision: o.supervision } : {}),
