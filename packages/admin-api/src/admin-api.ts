@@ -13,6 +13,7 @@ import { createApiTokenRoutes } from "./routes/api-tokens.js";
 import { createChannelRoutes } from "./routes/channels.js";
 import { createEgressRoutes } from "./routes/egress.js";
 import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.js";
+import { createM3uRoutes } from "./routes/m3u.js";
 import { createMeRoutes } from "./routes/me.js";
 import { createMetricsRoute } from "./routes/metrics.js";
 import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
@@ -64,6 +65,8 @@ export interface AdminStateOptions {
   readonly sessions?: SessionControl;
   /** Benchmarks only: false turns the access log off to measure its cost. */
   readonly accessLog?: boolean;
+  /** True while a guide source is active (exports then carry `x-tvg-url`); default false. */
+  readonly guideActive?: () => boolean;
 }
 
 export interface AdminState {
@@ -137,6 +140,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
     egressConfig: createEgressStore(db, config, options.egress.routes),
+    guideActive: options.guideActive ?? (() => false),
   };
   const purge = () => {
     const deleted = ctx.accessLog.purge(ctx.settings.current().accessLogRetentionDays);
@@ -185,6 +189,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.route("/", createSessionRoutes(ctx));
   app.route("/", createProbeRoutes(ctx));
   app.route("/", createEgressRoutes(ctx));
+  app.route("/", createM3uRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
   return app;

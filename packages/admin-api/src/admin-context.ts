@@ -70,6 +70,11 @@ export interface AdminContext {
   readonly egress: Egress;
   /** The stored egress routing document (spec "Egress configuration"). */
   readonly egressConfig: EgressStore;
+  /**
+   * Hook for the guide: true while a guide source is active, so exports carry `x-tvg-url`.
+   * The guide module supplies it; until then it answers false.
+   */
+  readonly guideActive: () => boolean;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

@@ -18,7 +18,12 @@ function title(value: string): string {
 export function renderChannelPlaylist(
   channels: readonly Channel[],
   playUrl: (channel: Channel) => string,
-  options: { guideUrl?: string | undefined; logoUrl?: (channel: Channel) => string } = {},
+  options: {
+    guideUrl?: string | undefined;
+    logoUrl?: (channel: Channel) => string;
+    /** `tvg-id`; default the channel's `epg_id`. */
+    tvgId?: (channel: Channel) => string;
+  } = {},
 ): string {
   const lines = [
     options.guideUrl === undefined ? "#EXTM3U" : `#EXTM3U x-tvg-url="${attr(options.guideUrl)}"`,
@@ -26,7 +31,7 @@ export function renderChannelPlaylist(
   for (const ch of channels) {
     const logo = options.logoUrl?.(ch) ?? ch.logo_url;
     const attrs = [
-      `tvg-id="${attr(ch.epg_id)}"`,
+      `tvg-id="${attr(options.tvgId?.(ch) ?? ch.epg_id)}"`,
       `tvg-name="${attr(ch.epg_name || ch.title)}"`,
       logo === "" ? undefined : `tvg-logo="${attr(logo)}"`,
       ch.group === "" ? undefined : `group-title="${attr(ch.group)}"`,

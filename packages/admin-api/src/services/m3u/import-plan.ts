@@ -1,0 +1,212 @@
+import { GatewayError } from "@svc/core/errors";
+import type { ChannelStore } from "../channels/channel-store.js";
+import type { StoredChannel } from "../channels/stored-channel.js";
+import { type ImportedFields, readEntry } from "./import-entry.js";
+import { parseM3u } from "./m3u-parser.js";
+
+export type ImportAction = "create" | "update" | "skip";
+
+export interface PlannedEntry {
+  readonly line: number;
+  readonly action: ImportAction;
+  readonly id: string | null;
+  readonly title: string;
+  /** The source URL without credentials, query or fragment. */
+  readonly url: string;
+  readonly ingress?: string;
+  readonly reason?: string;
+  /** Catch-up attributes the channel object has no field for, reported as read. */
+  readonly kept?: Record<string, string>;
+  /** Revision of the channel an update would change (send it back in `revisions`). */
+  readonly revision?: number;
+}
+
+export interface ImportPlan {
+  readonly tvgUrl: string;
+  readonly entries: readonly PlannedEntry[];
+  readonly put: readonly StoredChannel[];
+  readonly revisions: Readonly<Record<string, number>>;
+}
+
+/**
+ * Matches every entry with the catalog: a channel with the same source URL is updated, else
+ * the one whose id the entry derives (`tvg-id`, else the title, made a valid id), else a
+ * channel is created. An entry identical to its channel, a repeated URL and an unusable
+ * entry are skipped with the reason. Nothing is written here.
+ */
+export function planImport(content: string, store: ChannelStore): ImportPlan {
+  const parsed = parseM3u(content);
+  if (!parsed.ok) throw new GatewayError("invalid_request", parsed.message);
+  const bySource = new Map<string, StoredChannel>();
+  for (const c of store.list()) if (c.source_url !== "") bySource.set(c.source_url, c);
+  let nextSort = store.list().reduce((m, c) => Math.max(m, c.sort_order), -1) + 1;
+  const usedIds = new Set<string>();
+  const seenUrls = new Map<string, number>();
+  const entries: PlannedEntry[] = [];
+  const put: StoredChannel[] = [];
+  const revisions: Record<string, number> = {};
+  const now = Date.now();
+  for (const p of parsed.value.problems)
+    entries.push({ line: p.line, action: "skip", id: null, title: "", url: "", reason: p.reason });
+  for (const entry of parsed.value.entries) {
+    const read = readEntry(entry);
+    if (!read.ok) {
+      entries.push({
+        line: entry.line,
+        action: "skip",
+        id: null,
+        title: entry.title,
+        url: reportUrl(entry.url),
+        reason: read.reason,
+      });
+      continue;
+    }
+    const f = read.fields;
+    const kept = Object.keys(read.kept).length > 0 ? { kept: read.kept } : {};
+    const base = {
+      line: entry.line,
+      title: f.title,
+      url: reportUrl(f.source_url),
+      ingress: f.ingress,
+      ...kept,
+    };
+    const earlier = seenUrls.get(f.source_url);
+    if (earlier !== undefined) {
+      entries.push({ ...base, action: "skip", id: null, reason: `duplicate of line ${earlier}` });
+      continue;
+    }
+    seenUrls.set(f.source_url, entry.line);
+    const existing =
+      bySource.get(f.source_url) ??
+      store.get(uniqueId(deriveId(f, entry.line), usedIds, store, false));
+    if (existing !== undefined && !usedIds.has(existing.id)) {
+      usedIds.add(existing.id);
+      const next = updated(existing, f, now);
+      if (sameChannel(existing, next)) {
+        entries.push({ ...base, action: "skip", id: existing.id, reason: "unchanged" });
+        continue;
+      }
+      put.push(next);
+      revisions[existing.id] = existing.revision;
+      entries.push({ ...base, action: "update", id: existing.id, revision: existing.revision });
+      continue;
+    }
+    const id = uniqueId(deriveId(f, entry.line), usedIds, store, true);
+    usedIds.add(id);
+    put.push(created(id, f, f.chno ?? nextSort++, now));
+    entries.push({ ...base, action: "create", id });
+  }
+  entries.sort((a, b) => a.line - b.line);
+  return { tvgUrl: parsed.value.tvgUrl, entries, put, revisions };
+}
+
+/**
+ * Spec "Import and export": `apply: true` needs the revisions seen in the preview; a channel
+ * changed (or created) since then gives 409 and nothing is written. The whole apply is one
+ * transaction.
+ */
+export function applyPlan(
+  plan: ImportPlan,
+  store: ChannelStore,
+  seen: Readonly<Record<string, number>> | undefined,
+): void {
+  for (const [id, revision] of Object.entries(plan.revisions)) {
+    const wanted = seen?.[id];
+    if (wanted === undefined)
+      throw new GatewayError(
+        "conflict",
+        `revisions: channel "${id}" was not in the preview (or changed since)`,
+      );
+    if (wanted !== revision)
+      throw new GatewayError(
+        "conflict",
+        `revision mismatch for "${id}": current revision is ${revision}`,
+      );
+  }
+  if (plan.put.length > 0) store.commit({ put: plan.put });
+}
+
+/** `tvg-id`, else the title, as a channel id (`[A-Za-z0-9._-]{1,64}`). */
+function deriveId(f: ImportedFields, line: number): string {
+  const slug = (f.epg_id || f.title)
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^[-.]+|[-.]+$/g, "")
+    .slice(0, 56);
+  return slug === "" ? `ch-${line}` : slug;
+}
+
+/** `id`, or `id-2`, `id-3`… when this import already used it (or, for a create, the catalog has it). */
+function uniqueId(id: string, used: Set<string>, store: ChannelStore, fresh: boolean): string {
+  const taken = (x: string) => used.has(x) || (fresh && store.get(x) !== undefined);
+  if (!taken(id)) return id;
+  for (let i = 2; ; i++) if (!taken(`${id}-${i}`)) return `${id}-${i}`;
+}
+
+function created(id: string, f: ImportedFields, sortOrder: number, now: number): StoredChannel {
+  return {
+    id,
+    title: f.title,
+    group: f.group,
+    logo_url: f.logo_url,
+    epg_id: f.epg_id,
+    epg_name: f.epg_name,
+    epg_source: "",
+    ingress: f.ingress,
+    source_url: f.source_url,
+    upstream: "",
+    path: "",
+    headers: f.headers,
+    user_agent: f.user_agent,
+    on_demand: true,
+    autostart: false,
+    disabled: false,
+    prefer_height: null,
+    preferred_audio_languages: [],
+    sort_order: sortOrder,
+    max_viewers: null,
+    engine: "auto",
+    keys: f.keys,
+    revision: 1,
+    egress_mode: "auto",
+    egress_profile_id: null,
+    updated_at: now,
+  };
+}
+
+/** The fields the entry states replace the channel's; what it does not state is kept. */
+function updated(c: StoredChannel, f: ImportedFields, now: number): StoredChannel {
+  return {
+    ...c,
+    title: f.title,
+    group: f.group || c.group,
+    logo_url: f.logo_url || c.logo_url,
+    epg_id: f.epg_id || c.epg_id,
+    epg_name: f.epg_name || c.epg_name,
+    ingress: f.ingress,
+    source_url: f.source_url,
+    upstream: "",
+    path: "",
+    user_agent: f.user_agent || c.user_agent,
+    headers: { ...c.headers, ...f.headers },
+    keys: { ...c.keys, ...f.keys },
+    sort_order: f.chno ?? c.sort_order,
+    revision: c.revision + 1,
+    updated_at: now,
+  };
+}
+
+function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
+  const strip = (c: StoredChannel) => JSON.stringify({ ...c, revision: 0, updated_at: 0 });
+  return strip(a) === strip(b);
+}
+
+function reportUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return url.slice(0, 200).replace(/[?#].*$/, "");
+  }
+}
