@@ -167,7 +167,10 @@ function credentialMatches(
 ): string | undefined | false {
   const m = /^basic +(\S+)\s*$/i.exec(header ?? "");
   if (m === null) return false;
-  const pair = Buffer.from(m[1]!, "base64").toString("utf8");
+  const raw = Buffer.from(m[1]!, "base64");
+  // Node's decoder skips what is not base64: only a canonical encoding counts.
+  if (raw.toString("base64") !== m[1]) return false;
+  const pair = raw.toString("utf8");
   const colon = pair.indexOf(":");
   if (colon === -1) return false;
   const got = Buffer.from(pair.slice(colon + 1));

@@ -130,6 +130,7 @@ export function applyPlan(
 function deriveId(f: ImportedFields, line: number): string {
   const slug = (f.epg_id || f.title)
     .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
     .replace(/[^A-Za-z0-9._-]+/g, "-")
     .replace(/-+/g, "-")
     .replace(/^[-.]+|[-.]+$/g, "")
@@ -202,11 +203,14 @@ function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
   return strip(a) === strip(b);
 }
 
+/** http(s): without credentials, query or fragment; another scheme: only its name; else "". */
 function reportUrl(url: string): string {
   try {
     const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
+    return u.protocol === "http:" || u.protocol === "https:"
+      ? `${u.protocol}//${u.host}${u.pathname}`
+      : u.protocol;
   } catch {
-    return url.slice(0, 200).replace(/[?#].*$/, "");
+    return "";
   }
 }
