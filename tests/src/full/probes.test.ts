@@ -291,12 +291,8 @@ describe("full: probes", () => {
       },
     );
     assert.equal(origin.hits.at(-1)?.headers.authorization, CHANNEL_SECRET);
-    // The egress has no proxy transport: a profile binding is validated, the probe goes direct.
-    for (const egress of [
-      { mode: "direct" },
-      { mode: "auto" },
-      { mode: "profile", profile_id: "corp" },
-    ]) {
+    // Without rules or a default profile both go direct (a profile binding: tests/src/egress).
+    for (const egress of [{ mode: "direct" }, { mode: "auto" }]) {
       const e = await sourceProbe({ ...draft, id: "draft-1", egress });
       assert.deepEqual([e.status, e.body.proxy_id], [200, "direct"], e.text);
     }

@@ -48,12 +48,14 @@ export function parseM3u(text: string): ParseResult {
   const entries: M3uEntry[] = [];
   const problems: { line: number; reason: string }[] = [];
   let pending = freshPending();
+  const eol = /\r\n|\r|\n/g;
   while (pos <= text.length) {
     // CR, LF and CRLF all end a line (files mix them after hand edits).
-    let end = pos;
-    while (end < text.length && text.charCodeAt(end) !== 10 && text.charCodeAt(end) !== 13) end++;
+    eol.lastIndex = pos;
+    const m = eol.exec(text);
+    const end = m === null ? text.length : m.index;
     const raw = text.slice(pos, end);
-    pos = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    pos = m === null ? text.length + 1 : end + m[0].length;
     lineNo++;
     const line = raw.trim();
     if (line === "") continue;
