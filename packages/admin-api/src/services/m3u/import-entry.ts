@@ -103,7 +103,6 @@ export function readEntry(entry: M3uEntry): EntryReading {
 
 /** Control characters (NUL, CR, LF, …) never reach a header, a title or a playlist. */
 function clean(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point.
   return value.replace(/[\u0000-\u001f\u007f]/g, " ").trim();
 }
 
