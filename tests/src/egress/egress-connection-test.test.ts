@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { assertError, type FullGateway, startFull } from "../full/full-fixture.js";
+import { tempDir } from "../harness/gateway-process.js";
 import { requestJson } from "../harness/http-client.js";
 import { type Origin, startOrigin } from "../harness/origin-server.js";
 import { type LoopbackProxy, startHttpProxy, startSocks5Proxy } from "./loopback-proxies.js";
@@ -24,6 +29,7 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
   let httpAuth: LoopbackProxy;
   let socksReject: LoopbackProxy;
   let socksOpen: LoopbackProxy;
+  let tls: TlsServer;
 
   const test = (body: unknown) =>
     requestJson(`${full.base}/v1/admin/egress/test`, { token: full.admin, body });
@@ -78,6 +84,25 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
     httpAuth = await startHttpProxy({ user: "gw", pass: SECRET });
     socksReject = await startSocks5Proxy({ rejectAll: true });
     socksOpen = await startSocks5Proxy();
+    // A loopback HTTPS origin with a self-signed certificate no client trusts.
+    const certDir = tempDir("svc-egress-tls-");
+    execFileSync(
+      "openssl",
+      [
+        ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+        ...["-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem")],
+        ...["-days", "1", "-subj", "/CN=127.0.0.1"],
+      ],
+      { stdio: "ignore" },
+    );
+    tls = createTlsServer(
+      {
+        key: readFileSync(join(certDir, "key.pem")),
+        cert: readFileSync(join(certDir, "cert.pem")),
+      },
+      (socket) => socket.end("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n"),
+    );
+    await new Promise<void>((r) => tls.listen(0, "127.0.0.1", r));
     full = await startFull({
       security: { allowed_hosts: ["127.0.0.1"] },
       egress: {
@@ -94,6 +119,7 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
     await full?.gw.stop();
     await origin?.close();
     await Promise.all([httpAuth, socksReject, socksOpen].map((p) => p?.close()));
+    tls?.close();
   });
 
   it("success: timing, sample and throughput, final URL without credentials or query", async () => {
@@ -192,6 +218,12 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
   it("timeout: no answer in time", async () => {
     const r = await test({ url: `${origin.url}/stall` });
     assertShape(r, "timeout");
+  });
+
+  it("tls: the destination's certificate is not trusted (direct and through a SOCKS tunnel)", async () => {
+    const port = (tls.address() as { port: number }).port;
+    assertShape(await test({ url: `https://127.0.0.1:${port}/` }), "tls");
+    assertShape(await test({ url: `https://127.0.0.1:${port}/`, proxy_id: "socks" }), "tls");
   });
 
   it("http_error: the destination answers an error status", async () => {
