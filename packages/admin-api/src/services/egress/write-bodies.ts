@@ -27,7 +27,14 @@ export const ruleBody = v.strictObject({
 export const documentBody = v.strictObject({
   default: v.optional(v.string(), "direct"),
   playlist_policy: v.optional(v.picklist(["rewrite", "passthrough", "auto"]), "rewrite"),
-  docker_proxy_host: v.optional(v.pipe(v.string(), v.maxLength(253)), ""),
+  docker_proxy_host: v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(253),
+      v.regex(/^[A-Za-z0-9.:_-]*$/, "must be a host name or an IP address"),
+    ),
+    "",
+  ),
   proxies: v.optional(v.array(profileBody), []),
   rules: v.optional(v.array(ruleBody), []),
   source: v.optional(v.unknown()),
