@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { effectiveProxyUrl } from "./proxy-transport.js";
 import { compileRouting } from "./route-choice.js";
-import type { RoutingDocument } from "./routing-document.js";
+import { bindingFromSetting, type RoutingDocument } from "./routing-document.js";
 import { checkProxyUrl, routingProblems } from "./routing-validation.js";
 import { compileRulePattern } from "./rule-pattern.js";
 
@@ -93,5 +94,20 @@ describe("route choice", () => {
       assert.ok(checkProxyUrl(ok).ok, ok);
     for (const bad of ["h:1", "socks4://h:1", "http://h:1/path", "http://h:1?q", "http://:p@h:1"])
       assert.equal(checkProxyUrl(bad).ok, false, bad);
+  });
+
+  it("docker_proxy_host replaces a loopback proxy host only", () => {
+    const on = (url: string) => effectiveProxyUrl(url, "host.docker.internal").href;
+    assert.equal(on("socks5://u:p@localhost:1080"), "socks5://u:p@host.docker.internal:1080");
+    assert.equal(on("http://127.0.0.1:3128"), "http://host.docker.internal:3128/");
+    assert.equal(on("http://[::1]:3128"), "http://host.docker.internal:3128/");
+    assert.equal(on("http://proxy.lan:3128"), "http://proxy.lan:3128/");
+    assert.equal(effectiveProxyUrl("http://localhost:1", "").hostname, "localhost");
+  });
+
+  it("turns a guide source's proxy setting into a binding", () => {
+    assert.deepEqual(bindingFromSetting("auto"), { mode: "auto" });
+    assert.deepEqual(bindingFromSetting("direct"), { mode: "direct" });
+    assert.deepEqual(bindingFromSetting("vpn"), { mode: "profile", profileId: "vpn" });
   });
 });
