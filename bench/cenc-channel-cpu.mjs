@@ -166,7 +166,8 @@ async function waitUntilPublishing(set) {
     await until(`ffmpeg ${f.dir}`, () => {
       if (f.child.exitCode !== null)
         throw Object.assign(new Error(`ffmpeg exited: ${f.stderr}`), { fatal: true });
-      const p = join(f.dir, "index.m3u8");
+      // The media playlist (index.m3u8 is the master the compatibility engine writes over it).
+      const p = join(f.dir, "media-0.m3u8");
       return existsSync(p) && readFileSync(p, "utf8").includes("#EXTINF");
     });
   }

@@ -49,7 +49,7 @@ export async function verifyGatewayChannel(gw, id, clearMdatHashes) {
 
 /** ffmpeg's newest listed segment with its init section. */
 export function verifyFfmpegOutput(dir) {
-  const playlist = readFileSync(join(dir, "index.m3u8"), "utf8");
+  const playlist = readFileSync(join(dir, "media-0.m3u8"), "utf8");
   const init = readFileSync(join(dir, tagUris(playlist, "EXT-X-MAP")[0]));
   const seg = readFileSync(join(dir, uriLines(playlist).at(-1)));
   return inspect(init, seg);

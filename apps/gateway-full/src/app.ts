@@ -92,11 +92,7 @@ export async function composeFull(
     config,
     catalog: ctx.channels,
     egress,
-    ffmpeg: {
-      dataDir: ffmpeg.dataDir,
-      httpProxy: ffmpeg.proxy.url,
-      httpProxyFor: (channelId) => ffmpeg.proxy.urlFor(channelId),
-    },
+    ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
     log: (event, fields) => log.info(fields, event),
   });
   sessions = manager;

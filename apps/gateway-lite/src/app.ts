@@ -84,7 +84,7 @@ export async function composeLite({
     config,
     catalog,
     egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir, httpProxy: ffmpeg.proxy.url },
+    ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
     log: (event, fields) => log.info(fields, event),
   });
   const playback = createPlaybackRuntime({

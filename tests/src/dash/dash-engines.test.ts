@@ -149,11 +149,14 @@ describe("ffmpeg compatibility engine through the full binary", () => {
     assert.equal(s?.engine, "ffmpeg");
     assert.match(String(s?.fallback_reason), /SegmentList/);
     assert.equal(s?.pack_mode, "hls");
-    const pl = await (await fetch(`${gw.url}/v1/play/list/index.m3u8`)).text();
-    assert.match(pl, /#EXT-X-MAP:URI="live\/init-r0\.mp4\?g=/);
+    const master = await (await fetch(`${gw.url}/v1/play/list/index.m3u8`)).text();
+    const videoUri = uriLines(master)[0]!;
+    assert.match(videoUri, /^live\/media-0\.m3u8\?g=/);
+    const pl = await (await fetch(`${gw.url}/v1/play/list/${videoUri}`)).text();
+    assert.match(pl, /#EXT-X-MAP:URI="init-r0-0\.mp4\?g=/);
     const seg = uriLines(pl).at(-1)!;
-    assert.match(seg, /^live\/r0-\d+\.m4s\?g=/);
-    const media = await fetch(`${gw.url}/v1/play/list/${seg}`);
+    assert.match(seg, /^r0-0-\d+\.m4s\?g=/);
+    const media = await fetch(`${gw.url}/v1/play/list/live/${seg}`);
     assert.equal(media.status, 200);
     assert.equal(media.headers.get("cache-control"), "private, max-age=31536000, immutable");
   });

@@ -81,7 +81,9 @@ describe("ffmpeg's fetches follow the egress routes", () => {
           dataDir: join(root, "data"),
           channelId,
           generation: 1,
-          source: { url: `${origin.url}/live/manifest.mpd`, httpProxy: proxy.urlFor(channelId) },
+          source: { url: `${origin.url}/live/manifest.mpd` },
+          // The run is admitted with its channel id: the channel's route applies.
+          egressProxy: proxy,
           output: { segmentSeconds: 1, listSize: 4 },
         });
         assert.ok(r.ok, r.ok ? "" : r.error);
@@ -114,7 +116,8 @@ describe("ffmpeg's fetches follow the egress routes", () => {
         dataDir: join(root, "data"),
         channelId: "plain",
         generation: 1,
-        source: { url: `${origin.url}/live/manifest.mpd`, httpProxy: proxy.urlFor("plain") },
+        source: { url: `${origin.url}/live/manifest.mpd` },
+        egressProxy: proxy,
         output: { segmentSeconds: 1, listSize: 4 },
       });
       assert.ok(r.ok, r.ok ? "" : r.error);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { buffer } from "node:stream/consumers";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
+import { createEgressProxy, type EgressProxy } from "@svc/core/egress";
 import {
   type FfmpegSession,
   serveSessionFile,
@@ -31,11 +32,16 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
   const dataDir = join(root, "data");
   let source: DashSource;
   let origin: Origin;
+  let proxy: EgressProxy;
   let session: FfmpegSession;
 
   before(async () => {
     source = await startDashSource(join(root, "origin"));
     origin = await startOrigin(join(root, "origin"));
+    proxy = await createEgressProxy({
+      allowedHosts: ["127.0.0.1"],
+      timeouts: { connectMs: 2_000, firstByteMs: 10_000, idleMs: 10_000 },
+    });
     const r = await startFfmpegSession({
       ffmpegPath: "ffmpeg",
       dataDir,
@@ -46,6 +52,7 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
         headers: { "X-Gateway-Test": HEADER_VALUE },
         userAgent: UA,
       },
+      egressProxy: proxy,
       output: { segmentSeconds: 1, listSize: 4 },
       // A short stall threshold for the pause test; the restart threshold stays out of reach.
       supervision: { stallMs: 3_000, stallRestartMs: 120_000, tickMs: 200 },
@@ -58,6 +65,7 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
     await stopAllFfmpegSessions();
     await source?.stop();
     await origin?.close();
+    await proxy?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -111,7 +119,14 @@ describe("ffmpeg compatibility engine: live DASH → HLS with the real ffmpeg", 
   });
 
   it("serves the playlist and its segments through serveSessionFile", async () => {
-    const pl = await serveSessionFile(session.dir, "index.m3u8", { playlistQuery: "token=t1" });
+    // Without a layout ffmpeg writes the master (index.m3u8) over its one media playlist.
+    const master = await serveSessionFile(session.dir, "index.m3u8", { playlistQuery: "token=t1" });
+    assert.ok(master.ok && typeof master.body === "string");
+    assert.match(
+      master.body,
+      /#EXT-X-STREAM-INF:BANDWIDTH=\d+,RESOLUTION=\d+x\d+\nmedia-0\.m3u8\?token=t1\n/,
+    );
+    const pl = await serveSessionFile(session.dir, "media-0.m3u8", { playlistQuery: "token=t1" });
     assert.ok(pl.ok && typeof pl.body === "string");
     assert.equal(pl.headers["cache-control"], "no-cache");
     const uris = pl.body.split("\n").filter((l) => l !== "" && !l.startsWith("#"));

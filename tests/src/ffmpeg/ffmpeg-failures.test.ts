@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createEgressProxy, type EgressProxy } from "@svc/core/egress";
 import {
   checkFfmpeg,
   createFfmpegChecker,
@@ -19,13 +20,19 @@ describe("ffmpeg compatibility engine: failures", () => {
   const root = mkdtempSync(join(tmpdir(), "svc-ffmpeg-fail-"));
   const dataDir = join(root, "data");
   let origin: Origin;
+  let proxy: EgressProxy;
 
   before(async () => {
     origin = await startOrigin(join(root, "empty"));
+    proxy = await createEgressProxy({
+      allowedHosts: ["127.0.0.1"],
+      timeouts: { connectMs: 2_000, firstByteMs: 10_000, idleMs: 10_000 },
+    });
   });
   after(async () => {
     await stopAllFfmpegSessions();
     await origin?.close();
+    await proxy?.close();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -41,6 +48,7 @@ describe("ffmpeg compatibility engine: failures", () => {
         decryptionKey: KEY,
         headers: { Authorization: `Bearer ${TOKEN}` },
       },
+      egressProxy: proxy,
       supervision: { backoff: { initialMs: 100, factor: 2, maxMs: 400 } },
     });
     assert.ok(r.ok, r.ok ? "" : r.error);

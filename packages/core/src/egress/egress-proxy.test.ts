@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, request, type Server } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
 import { createEgressProxy, type EgressProxy } from "./egress-proxy.js";
 import type { Resolver } from "./guarded-connector.js";
 
@@ -78,7 +80,7 @@ describe("egress proxy", () => {
   let echoPort = 0;
   let refusedTcpPort = 0;
   let proxy: EgressProxy;
-  let auth = "";
+  let revoke: () => void = () => undefined;
 
   before(async () => {
     originPort = await listen(origin, "127.0.0.1");
@@ -90,8 +92,8 @@ describe("egress proxy", () => {
       timeouts: { connectMs: 1_000, firstByteMs: 2_000, idleMs: 2_000 },
       resolve: fakeDns,
     });
-    const u = new URL(proxy.url);
-    auth = `Basic ${Buffer.from(`${u.username}:${u.password}`).toString("base64")}`;
+    // This test process plays ffmpeg: its own sockets are the admitted ones.
+    revoke = proxy.admit(process.pid);
   });
   after(async () => {
     await proxy.close();
@@ -101,9 +103,8 @@ describe("egress proxy", () => {
 
   function viaProxy(
     path: string,
-    opts: { method?: string; headers?: Record<string, string>; credential?: string | null } = {},
+    opts: { method?: string; headers?: Record<string, string> } = {},
   ): Promise<Answer> {
-    const credential = opts.credential === undefined ? auth : opts.credential;
     return new Promise((resolve, reject) => {
       const req = request({
         host: "127.0.0.1",
@@ -111,7 +112,7 @@ describe("egress proxy", () => {
         path,
         method: opts.method ?? "GET",
         agent: false,
-        headers: { ...opts.headers, ...(credential ? { "proxy-authorization": credential } : {}) },
+        headers: { ...opts.headers },
       });
       req.once("error", reject);
       req.once("response", (res) => {
@@ -132,7 +133,7 @@ describe("egress proxy", () => {
   }
 
   /** CONNECT through the proxy; resolves with the proxy's status and the socket. */
-  function tunnel(target: string, credential: string | null = auth) {
+  function tunnel(target: string) {
     return new Promise<{ status: number; phrase: string; socket: Socket }>((resolve, reject) => {
       const req = request({
         host: "127.0.0.1",
@@ -140,7 +141,6 @@ describe("egress proxy", () => {
         method: "CONNECT",
         path: target,
         agent: false,
-        headers: credential ? { "proxy-authorization": credential } : {},
       });
       req.once("error", reject);
       req.once("connect", (res, socket: Socket) =>
@@ -159,7 +159,6 @@ describe("egress proxy", () => {
       const last = seen.at(-1)!;
       assert.equal(last.headers.host, host);
       assert.equal(last.headers["user-agent"], "SVC/1");
-      assert.equal(last.headers["proxy-authorization"], undefined, "the credential stays here");
     }
   });
 
@@ -194,19 +193,121 @@ describe("egress proxy", () => {
     assert.equal(seen.length, before);
   });
 
-  it("asks for the credential (407) and relays nothing without it", async () => {
+  it("serves only admitted processes: 407 to another local process and after revoke", async () => {
     const before = seen.length;
-    const wrong = `Basic ${Buffer.from("egress:guess").toString("base64")}`;
-    for (const credential of [null, wrong, `${auth}x`, auth.replace("Basic", "Bearer")]) {
-      const r = await viaProxy(`http://127.0.0.1:${originPort}/big`, { credential });
-      assert.equal(r.status, 407, String(credential));
-      assert.equal(r.headers["proxy-authenticate"], 'Basic realm="egress"');
-      const t = await tunnel(`127.0.0.1:${echoPort}`, credential);
+    // Another process on this machine, knowing the proxy's whole URL (there is nothing else
+    // to know), is not served.
+    // Async: the proxy runs in this process and must keep serving while the child asks.
+    const other = await promisify(execFile)(
+      process.execPath,
+      [
+        "-e",
+        `require("http").request({host:"127.0.0.1",port:${proxy.port},path:"http://127.0.0.1:${originPort}/big"},` +
+          `(r)=>{process.stdout.write(String(r.statusCode));r.resume()}).end()`,
+      ],
+      { timeout: 10_000 },
+    );
+    assert.equal(other.stdout, "407");
+    revoke();
+    try {
+      const r = await viaProxy(`http://127.0.0.1:${originPort}/big`);
+      assert.equal(r.status, 407);
+      assert.equal(r.body.toString(), "not a process this gateway started\n");
+      const t = await tunnel(`127.0.0.1:${echoPort}`);
       assert.equal(t.status, 407);
       t.socket.destroy();
+    } finally {
+      revoke = proxy.admit(process.pid);
     }
     assert.equal(seen.length, before);
     assert.equal(echoed.length, 0);
+    assert.equal((await viaProxy(`http://127.0.0.1:${originPort}/big`)).status, 200);
+  });
+
+  it("adds the grant's headers; sensitive ones only to the source's origin", async () => {
+    revoke();
+    revoke = proxy.admit(process.pid, {
+      headers: {
+        Authorization: "Bearer s3cr3t",
+        "X-Api-Key": "k3y",
+        "User-Agent": "Chan/1",
+        "X-Plain": "p",
+      },
+      origin: `http://127.0.0.1:${originPort}`,
+    });
+    try {
+      await viaProxy(`http://127.0.0.1:${originPort}/range`, {
+        headers: { range: "bytes=0-1", "user-agent": "Lavf/59" },
+      });
+      const same = seen.at(-1)!.headers;
+      assert.deepEqual(
+        [same.authorization, same["x-api-key"], same["user-agent"], same["x-plain"], same.range],
+        ["Bearer s3cr3t", "k3y", "Chan/1", "p", "bytes=0-1"],
+      );
+      // Another origin (same address, another name): no sensitive header follows.
+      await viaProxy(`http://origin.test:${originPort}/range`, { headers: { range: "bytes=0-1" } });
+      const other = seen.at(-1)!.headers;
+      assert.deepEqual(
+        [other.authorization, other["x-api-key"], other["user-agent"], other["x-plain"]],
+        [undefined, undefined, "Chan/1", "p"],
+      );
+    } finally {
+      revoke();
+      revoke = proxy.admit(process.pid);
+    }
+  });
+
+  it("a grant's body rewrite gets the whole body (no Range upstream) and sets the length", async () => {
+    revoke();
+    const got: string[] = [];
+    revoke = proxy.admit(process.pid, {
+      rewrite: async (target, body) => {
+        const chunks: Buffer[] = [];
+        for await (const c of body) chunks.push(c as Buffer);
+        const whole = Buffer.concat(chunks);
+        got.push(`${target.pathname}:${whole.length}`);
+        if (got.length > 1) return { ok: false, message: "not for this test" };
+        return { ok: true, bytes: whole.subarray(0, 10) };
+      },
+    });
+    try {
+      const r = await viaProxy(`http://127.0.0.1:${originPort}/big`, {
+        headers: { range: "bytes=0-", "if-range": '"x"' },
+      });
+      assert.equal(r.status, 200);
+      assert.ok(r.body.equals(BODY.subarray(0, 10)));
+      assert.equal(r.headers["content-length"], "10");
+      assert.equal(seen.at(-1)!.headers.range, undefined, "the rewrite needs the whole body");
+      assert.equal(seen.at(-1)!.headers["if-range"], undefined);
+      assert.deepEqual(got, [`/big:${BODY.length}`]);
+      const failed = await viaProxy(`http://127.0.0.1:${originPort}/big`);
+      assert.equal(failed.status, 502);
+      assert.equal(failed.phrase, "Bad Gateway (not for this test)");
+    } finally {
+      revoke();
+      revoke = proxy.admit(process.pid);
+    }
+  });
+
+  it("tells the grant which target the guard refused (origin only), relayed or tunnelled", async () => {
+    revoke();
+    const refusals: string[] = [];
+    revoke = proxy.admit(process.pid, {
+      onRefused: (target, reason) => refusals.push(`${target} ${reason}`),
+    });
+    try {
+      assert.equal((await viaProxy(`http://127.0.0.2:${refusedPort}/secret/path?q=1`)).status, 403);
+      const t = await tunnel(`127.0.0.2:${refusedTcpPort}`);
+      assert.equal(t.status, 403);
+      t.socket.destroy();
+      assert.deepEqual(refusals, [
+        `http://127.0.0.2:${refusedPort} target address is loopback`,
+        `https://127.0.0.2:${refusedTcpPort} target address is loopback`,
+      ]);
+    } finally {
+      revoke();
+      revoke = proxy.admit(process.pid);
+    }
   });
 
   it("answers 405 to other methods and 400 to requests that are not absolute http://", async () => {
@@ -225,7 +326,6 @@ describe("egress proxy", () => {
         port: proxy.port,
         path: `http://127.0.0.1:${originPort}/endless`,
         agent: false,
-        headers: { "proxy-authorization": auth },
       });
       req.once("error", () => undefined);
       req.once("response", (res) =>
@@ -284,16 +384,14 @@ describe("egress proxy", () => {
     assert.equal(refusedTcpHits, 0);
   });
 
-  it("listens on 127.0.0.1 with its own credential, caps connections, close() cuts tunnels", async () => {
+  it("listens on 127.0.0.1 with no credential in its URL, caps connections, close() cuts tunnels", async () => {
     const own = await createEgressProxy({
       allowedHosts: ["127.0.0.1"],
       timeouts: { connectMs: 1_000, firstByteMs: 1_000, idleMs: 10_000 },
       maxConnections: 1,
     });
-    assert.match(own.url, /^http:\/\/[0-9a-f]{16}:[0-9a-f]{48}@127\.0\.0\.1:\d+$/);
-    assert.notEqual(own.url, proxy.url);
-    const u = new URL(own.url);
-    const credential = `Basic ${Buffer.from(`${u.username}:${u.password}`).toString("base64")}`;
+    assert.match(own.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    own.admit(process.pid);
     const open = (method: string, path: string) => {
       const req = request({
         host: "127.0.0.1",
@@ -301,7 +399,6 @@ describe("egress proxy", () => {
         method,
         path,
         agent: false,
-        headers: { "proxy-authorization": credential },
       });
       req.end();
       return req;

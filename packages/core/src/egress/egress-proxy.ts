@@ -1,14 +1,16 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { TLSSocket } from "node:tls";
 import type { buildConnector, Dispatcher } from "undici";
 import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
 import { createEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
 import type { Resolver } from "./guarded-connector.js";
 import { createHostAllowlist } from "./host-allowlist.js";
+import { interceptionContext } from "./interception-cert.js";
+import { owningProcess, type ProcessIdentity, processIdentity } from "./peer-process.js";
 import { ProxyFailure } from "./proxy-failure.js";
-import { answer, relayRequest } from "./proxy-relay.js";
-import { openTunnel, rawAnswer } from "./proxy-tunnel.js";
+import { type AddedHeaders, answer, type BodyRewrite, relayRequest } from "./proxy-relay.js";
+import { openTunnel, parseAuthority, rawAnswer } from "./proxy-tunnel.js";
 
 export interface EgressProxyOptions {
   /** `security.allowed_hosts`: the same exemptions as {@link createEgress}. */
@@ -22,21 +24,54 @@ export interface EgressProxyOptions {
   readonly routes?: EgressRoutes;
 }
 
+/** What one admitted process may do through the proxy. */
+export interface ProxyGrant {
+  /** The channel the process works for: its egress binding and `channel_id` rules apply. */
+  readonly channelId?: string;
+  /**
+   * Request headers the proxy adds to every request of that process (the channel's
+   * `headers` and user agent), so they never sit on its command line. Sensitive names
+   * (spec "Channel") go only to `origin`.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Origin of the channel source (`URL.origin`), the one that receives sensitive headers. */
+  readonly origin?: string;
+  /**
+   * Told when the guard refuses a target of this process (`scheme://host:port`, never a
+   * path or query): ffmpeg itself only prints "403 Forbidden", often against another URL.
+   */
+  readonly onRefused?: (target: string, reason: string) => void;
+  /**
+   * Rewrites every 200 body this process receives (asked for whole: `Range` is not
+   * forwarded); https targets are then always terminated here, never tunnelled.
+   */
+  readonly rewrite?: BodyRewrite;
+}
+
 /** A running loopback proxy. */
 export interface EgressProxy {
-  /**
-   * `http://USER:PASS@127.0.0.1:PORT`, for ffmpeg's `-http_proxy`. It carries the
-   * credential: never log it (ffmpeg-args' `describeArgs` redacts it).
-   */
+  /** `http://127.0.0.1:PORT`, for ffmpeg's `-http_proxy`: no secret in it. */
   readonly url: string;
-  /** {@link url} for one channel: its egress binding and `channel_id` rules then apply. */
-  urlFor(channelId: string): string;
   readonly port: number;
+  /**
+   * Lets the live process `pid` (a child just spawned) use the proxy with `grant`, until
+   * the returned revoke is called (when that process exits). A process that has already
+   * gone is not admitted.
+   */
+  admit(pid: number, grant?: ProxyGrant): () => void;
   /** Stops listening and cuts every open connection and tunnel. */
   close(): Promise<void>;
 }
 
-const REALM = 'Basic realm="egress"';
+interface Admitted extends ProcessIdentity {
+  readonly channelId: string | undefined;
+  readonly added: AddedHeaders;
+  readonly intercept: boolean;
+  readonly onRefused: ((target: string, reason: string) => void) | undefined;
+  readonly rewrite: BodyRewrite | undefined;
+}
+
+const NOT_ADMITTED = "not a process this gateway started";
 
 /**
  * A forward proxy on 127.0.0.1 that holds the tools the gateway spawns (ffmpeg) to the
@@ -44,19 +79,21 @@ const REALM = 'Basic realm="egress"';
  * connector, a `CONNECT host:port` (ffmpeg's way to `https://`) becomes a tunnel to the
  * checked address; a refused target gets 403 and no connection is opened for it.
  *
- * Only loopback peers can reach it, and only with this process's random credential
- * (`Proxy-Authorization: Basic`, RFC 9110 11.7.1): ffmpeg sends it after a 407 carrying
- * `Proxy-Authenticate`, never up front. Other statuses: 400 malformed, 405 a method other
- * than GET/HEAD, 502/504 upstream failures.
+ * There is no credential to steal (issue 12 item 6): a connection is served only when its
+ * client end belongs to a process {@link EgressProxy.admit}ted and still alive, which the
+ * kernel tells (`/proc`, see peer-process.ts); any other local process gets 407. The
+ * admitted process's grant adds the channel's headers on the way out. For `https://` with
+ * headers to add, the proxy terminates the `CONNECT` itself (a throwaway certificate, see
+ * interception-cert.ts) and makes the request to the origin with its own verified TLS.
+ * Other statuses: 400 malformed, 405 a method other than GET/HEAD, 502/504 upstream failures.
  *
  * @example
  * const proxy = await createEgressProxy({ allowedHosts, timeouts });
- * buildFfmpegArgs({ url, httpProxy: proxy.url }, dir, run);
- * await proxy.close();
+ * const child = spawn("ffmpeg", ["-http_proxy", proxy.url, …]);
+ * const revoke = proxy.admit(child.pid, { headers, origin });
+ * child.once("exit", revoke);
  */
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const user = randomBytes(8).toString("hex");
-  const pass = randomBytes(24).toString("hex");
   const { agent, connect } = createGuardedAgent(options);
   const routes =
     options.routes ??
@@ -65,9 +102,6 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
       timeouts: options.timeouts,
       ...(options.resolve ? { resolve: options.resolve } : {}),
     });
-  // The channel rides in the user name (`<user>.<base64url id>`): the password is the secret.
-  const authorized = (req: IncomingMessage) =>
-    credentialMatches(req.headers["proxy-authorization"], user, pass);
   /** The upstream leg of one request: direct through the guard, or through the chosen proxy. */
   const route = (target: URL, channelId: string | undefined) => {
     const choice = routes.choose(target, channelId === undefined ? {} : { channelId });
@@ -101,14 +135,27 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
         );
     };
   };
-
-  const server = createServer((req, res) => {
-    const channel = authorized(req);
-    if (channel === false) {
-      res.writeHead(407, { "proxy-authenticate": REALM, "content-length": 0 });
-      return void res.end();
+  const secureContext = interceptionContext();
+  const admitted = new Map<number, Admitted>();
+  const identified = new WeakMap<Socket, Promise<Admitted | undefined>>();
+  const identify = (socket: Socket) => {
+    let found = identified.get(socket);
+    if (found === undefined) {
+      found = owningProcess(socket, admitted.values());
+      identified.set(socket, found);
     }
-    const target = parseAbsoluteHttp(req.url ?? "");
+    // A grant revoked since the connection was identified no longer counts.
+    return found.then((a) => (a !== undefined && admitted.get(a.pid) === a ? a : undefined));
+  };
+  /** Inside a terminated CONNECT: the tunnel's target and the process it serves. */
+  const intercepted = new WeakMap<Socket, { authority: string; who: Admitted }>();
+
+  const relay = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: URL | undefined,
+    who: Admitted,
+  ) => {
     if (target === undefined) return answer(res, 400, "absolute-form http:// URL required");
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("allow", "GET, HEAD");
@@ -116,16 +163,54 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
     }
     if (req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"]) > 0)
       return answer(res, 400, "a GET or HEAD request carries no body");
-    void relayRequest(dispatcher(target, channel), target, req, res);
+    void relayRequest(
+      dispatcher(target, who.channelId),
+      target,
+      req,
+      res,
+      who.added,
+      who.onRefused,
+      who.rewrite,
+    );
+  };
+
+  const server = createServer(async (req, res) => {
+    const who = await identify(req.socket);
+    if (who === undefined) return answer(res, 407, NOT_ADMITTED, "Proxy Authentication Required");
+    relay(req, res, parseAbsoluteHttp(req.url ?? ""), who);
   });
-  server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+  const inner = createServer((req, res) => {
+    const tunnel = intercepted.get(req.socket);
+    if (tunnel === undefined || !(req.url ?? "").startsWith("/"))
+      return answer(res, 400, "bad request");
+    relay(req, res, parseUrl(`https://${tunnel.authority}${req.url}`), tunnel.who);
+  });
+  server.on("connect", async (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // The server no longer watches a CONNECT socket: an unheard reset would crash the process.
     socket.on("error", () => socket.destroy());
-    const channel = authorized(req);
-    if (channel === false)
-      return rawAnswer(socket, 407, "Proxy Authentication Required", "", REALM);
-    const authority = req.url ?? "";
-    openTunnel(connector(authority, channel), authority, socket, head, options.timeouts.idleMs);
+    const who = await identify(socket);
+    if (who === undefined)
+      return rawAnswer(socket, 407, "Proxy Authentication Required", NOT_ADMITTED);
+    if (!who.intercept)
+      return openTunnel(
+        connector(req.url ?? "", who.channelId),
+        req.url ?? "",
+        socket,
+        head,
+        options.timeouts.idleMs,
+        who.onRefused,
+      );
+    const target = parseAuthority(req.url ?? "");
+    if (target === undefined)
+      return rawAnswer(socket, 400, "Bad Request", "malformed CONNECT target");
+    socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) socket.unshift(head);
+    const tls = new TLSSocket(socket, { isServer: true, secureContext });
+    tls.on("error", () => tls.destroy());
+    tls.setTimeout(options.timeouts.idleMs, () => tls.destroy());
+    const host = target.hostname.includes(":") ? `[${target.hostname}]` : target.hostname;
+    intercepted.set(tls, { authority: `${host}:${target.port}`, who });
+    inner.emit("connection", tls);
   });
   server.on("clientError", (_err, socket) => rawAnswer(socket, 400, "Bad Request", "malformed"));
   server.maxConnections = options.maxConnections ?? 256;
@@ -141,10 +226,25 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${user}:${pass}@127.0.0.1:${port}`,
-    urlFor: (channelId) =>
-      `http://${user}.${Buffer.from(channelId).toString("base64url")}:${pass}@127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}`,
     port,
+    admit(pid, grant = {}) {
+      const identity = processIdentity(pid);
+      if (identity === undefined) return () => undefined;
+      const headers = grant.headers ?? {};
+      const entry: Admitted = {
+        ...identity,
+        channelId: grant.channelId,
+        added: { headers, origin: grant.origin },
+        intercept: Object.keys(headers).length > 0 || grant.rewrite !== undefined,
+        onRefused: grant.onRefused,
+        rewrite: grant.rewrite,
+      };
+      admitted.set(pid, entry);
+      return () => {
+        if (admitted.get(pid) === entry) admitted.delete(pid);
+      };
+    },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
@@ -155,38 +255,14 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   };
 }
 
-/**
- * RFC 7617: `Basic <base64(user:pass)>`, scheme case-insensitive, the password compared in
- * constant time. Answers false when it does not match, else the channel id the user name
- * carries (undefined for the bare user name).
- */
-function credentialMatches(
-  header: string | undefined,
-  user: string,
-  pass: string,
-): string | undefined | false {
-  const m = /^basic +(\S+)\s*$/i.exec(header ?? "");
-  if (m === null) return false;
-  const raw = Buffer.from(m[1]!, "base64");
-  // Node's decoder skips what is not base64: only a canonical encoding counts.
-  if (raw.toString("base64") !== m[1]) return false;
-  const pair = raw.toString("utf8");
-  const colon = pair.indexOf(":");
-  if (colon === -1) return false;
-  const got = Buffer.from(pair.slice(colon + 1));
-  const want = Buffer.from(pass);
-  if (got.length !== want.length || !timingSafeEqual(got, want)) return false;
-  const name = pair.slice(0, colon);
-  if (name === user) return undefined;
-  if (!name.startsWith(`${user}.`)) return false;
-  return Buffer.from(name.slice(user.length + 1), "base64url").toString("utf8");
-}
-
-function parseAbsoluteHttp(target: string): URL | undefined {
-  if (!/^http:\/\//i.test(target)) return undefined;
+function parseUrl(url: string): URL | undefined {
   try {
-    return new URL(target);
+    return new URL(url);
   } catch {
     return undefined;
   }
+}
+
+function parseAbsoluteHttp(target: string): URL | undefined {
+  return /^http:\/\//i.test(target) ? parseUrl(target) : undefined;
 }

@@ -18,7 +18,12 @@ export {
   type FailureCause,
   MAX_REDIRECTS,
 } from "./egress-client.js";
-export { createEgressProxy, type EgressProxy, type EgressProxyOptions } from "./egress-proxy.js";
+export {
+  createEgressProxy,
+  type EgressProxy,
+  type EgressProxyOptions,
+  type ProxyGrant,
+} from "./egress-proxy.js";
 export {
   createEgressRoutes,
   type EgressRoutes,
@@ -33,6 +38,7 @@ export {
 } from "./from-config.js";
 export type { Resolver } from "./guarded-connector.js";
 export { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
+export type { BodyRewrite } from "./proxy-relay.js";
 export { effectiveProxyUrl } from "./proxy-transport.js";
 export { type CompiledRouting, compileRouting, type RouteChoice } from "./route-choice.js";
 export {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Dispatcher } from "undici";
 import { classifyError } from "./egress-client.js";
@@ -20,6 +21,52 @@ const HOP_BY_HOP = new Set([
   "host",
 ]);
 
+/**
+ * Fields the spec calls sensitive (spec "Channel": `authorization`, `proxy-authorization`,
+ * `cookie`, and any name containing `token`, `secret` or `api-key`): they are sent only to
+ * the channel source's own origin (issue 12 item 4).
+ */
+function isSensitiveHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return (
+    n === "authorization" ||
+    n === "proxy-authorization" ||
+    n === "cookie" ||
+    n.includes("token") ||
+    n.includes("secret") ||
+    n.includes("api-key")
+  );
+}
+
+/**
+ * Headers the proxy adds to the requests of one admitted process (the channel's headers,
+ * its user agent among them). The sensitive ones go only to `origin`; every added field
+ * replaces the client's own field of that name.
+ */
+export interface AddedHeaders {
+  readonly headers: Readonly<Record<string, string>>;
+  /** `scheme://host[:port]` of the channel source (WHATWG `URL.origin`). */
+  readonly origin: string | undefined;
+}
+
+/**
+ * Replaces a successful response body with another (the compatibility engine's decryption).
+ * It must bound what it reads; a failure is answered 502 with the message as reason phrase.
+ */
+export type BodyRewrite = (
+  target: URL,
+  body: Readable,
+) => Promise<{ ok: true; bytes: Buffer } | { ok: false; message: string }>;
+
+/** Fields that describe the bytes as the origin sent them, untrue after a rewrite. */
+const REPRESENTATION_FIELDS = [
+  "content-length",
+  "content-range",
+  "accept-ranges",
+  "etag",
+  "content-md5",
+];
+
 /** A plain-text answer whose reason phrase ffmpeg prints in its log (`HTTP error 403 …`). */
 export function answer(res: ServerResponse, status: number, text: string, phrase?: string): void {
   if (res.headersSent) return void res.destroy();
@@ -39,6 +86,9 @@ export async function relayRequest(
   target: URL,
   req: IncomingMessage,
   res: ServerResponse,
+  added?: AddedHeaders,
+  onRefused?: (target: string, reason: string) => void,
+  rewrite?: BodyRewrite,
 ): Promise<void> {
   const controller = new AbortController();
   res.once("close", () => {
@@ -50,18 +100,29 @@ export async function relayRequest(
       origin: target.origin,
       path: `${target.pathname}${target.search}`,
       method: req.method as "GET" | "HEAD",
-      headers: endToEnd(req.rawHeaders),
+      headers: withAdded(endToEnd(req.rawHeaders, rewrite !== undefined), target, added),
       signal: controller.signal,
     });
   } catch (err) {
     const f = classifyError(err, controller.signal);
     if (f.kind === "aborted") return;
-    if (f.kind === "refused") return answer(res, 403, f.message, refusalPhrase(f.message));
+    if (f.kind === "refused") {
+      onRefused?.(target.origin, f.message);
+      return answer(res, 403, f.message, refusalPhrase(f.message));
+    }
     return answer(res, f.kind === "timeout" ? 504 : 502, f.message);
   }
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream.headers))
     if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+  if (rewrite !== undefined && upstream.statusCode === 200 && req.method === "GET") {
+    const out = await rewrite(target, upstream.body);
+    if (!out.ok) return answer(res, 502, out.message, `Bad Gateway (${out.message})`);
+    for (const name of REPRESENTATION_FIELDS) delete headers[name];
+    headers["content-length"] = out.bytes.length;
+    res.writeHead(200, headers);
+    return void res.end(out.bytes);
+  }
   res.writeHead(upstream.statusCode, headers);
   // A failed pipeline has destroyed both sides: the client sees a cut response.
   await pipeline(upstream.body, res).catch(() => undefined);
@@ -72,8 +133,25 @@ export function refusalPhrase(reason: string): string {
   return `Forbidden (egress guard: ${reason})`;
 }
 
-/** The request's end-to-end fields as a flat name/value list (duplicates kept). */
-function endToEnd(raw: readonly string[]): string[] {
+/** `fields` with the admitted process's headers set, each sensitive one only for its origin. */
+function withAdded(fields: string[], target: URL, added: AddedHeaders | undefined): string[] {
+  if (added === undefined) return fields;
+  const entries = Object.entries(added.headers).filter(
+    ([name]) => !isSensitiveHeader(name) || target.origin === added.origin,
+  );
+  const names = new Set(entries.map(([name]) => name.toLowerCase()));
+  const out: string[] = [];
+  for (let i = 0; i < fields.length; i += 2)
+    if (!names.has(fields[i]!.toLowerCase())) out.push(fields[i]!, fields[i + 1]!);
+  for (const [name, value] of entries) out.push(name, value);
+  return out;
+}
+
+/**
+ * The request's end-to-end fields as a flat name/value list (duplicates kept); without
+ * `Range`/`If-Range` when the body is to be rewritten, which needs it whole.
+ */
+function endToEnd(raw: readonly string[], whole = false): string[] {
   const listed = new Set<string>();
   for (let i = 0; i < raw.length; i += 2)
     if (raw[i]!.toLowerCase() === "connection")
@@ -81,6 +159,7 @@ function endToEnd(raw: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
+    if (whole && (name === "range" || name === "if-range")) continue;
     if (!HOP_BY_HOP.has(name) && !listed.has(name)) out.push(raw[i]!, raw[i + 1]!);
   }
   return out;

@@ -23,6 +23,7 @@ export function openTunnel(
   client: Socket,
   head: Buffer,
   idleMs: number,
+  onRefused?: (target: string, reason: string) => void,
 ): void {
   const parsed = parseAuthority(target);
   if (parsed === undefined) {
@@ -33,7 +34,10 @@ export function openTunnel(
   connect({ hostname, host: `${hostname}:${port}`, protocol: "http:", port }, (err, socket) => {
     if (err !== null) {
       const f = classifyError(err);
-      if (f.kind === "refused") return rawAnswer(client, 403, refusalPhrase(f.message), f.message);
+      if (f.kind === "refused") {
+        onRefused?.(`https://${target}`, f.message);
+        return rawAnswer(client, 403, refusalPhrase(f.message), f.message);
+      }
       if (f.kind === "timeout") return rawAnswer(client, 504, "Gateway Timeout", f.message);
       return rawAnswer(client, 502, "Bad Gateway", f.message);
     }
@@ -60,7 +64,7 @@ export function openTunnel(
 }
 
 /** `host:port` with a bracketed IPv6 literal allowed; the host normalized as a URL host is. */
-function parseAuthority(target: string): { hostname: string; port: string } | undefined {
+export function parseAuthority(target: string): { hostname: string; port: string } | undefined {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[^\s:/?#@[\]]+):(\d{1,5})$/.exec(target);
   if (m === null || Number(m[2]) < 1 || Number(m[2]) > 65_535) return undefined;
   try {

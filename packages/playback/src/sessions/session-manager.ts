@@ -31,10 +31,7 @@ export interface SessionManagerOptions {
    * private temporary folder) and optional supervision settings. Without it, sessions
    * that need the engine fail with a clear `last_error`.
    */
-  readonly ffmpeg?: Pick<
-    FfmpegEngineOptions,
-    "dataDir" | "httpProxy" | "httpProxyFor" | "output" | "supervision"
-  >;
+  readonly ffmpeg?: Pick<FfmpegEngineOptions, "dataDir" | "egressProxy" | "output" | "supervision">;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
   readonly stallTimings?: StallTimings;
@@ -101,6 +98,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         ffmpegPath: o.config.media.ffmpeg_path,
         maxMpdBytes: o.config.security.max_playlist_bytes,
         keys: keysOf,
+        prefs: (id) => preferencesOf(o.catalog.get(id)),
       }));
   const engines: SessionEngines = { native, ...(ffmpeg ? { ffmpeg } : {}) };
   const deps = {

@@ -8,13 +8,14 @@ import {
   describeArgs,
   ffmpegEnvironment,
   PROTOCOL_WHITELIST,
+  proxiedHeaders,
   removeOldRunFiles,
   runFileNames,
 } from "./ffmpeg-args.js";
 import { createScrubber, keySpellings } from "./secret-scrubber.js";
 
 const KEY = "00112233445566778899aabbccddeeff";
-const PROXY = "http://0123456789abcdef:proxysecret0123@127.0.0.1:40123";
+const PROXY = "http://127.0.0.1:40123";
 const valueAfter = (args: readonly string[], flag: string) => args[args.indexOf(flag) + 1];
 
 describe("buildFfmpegArgs", () => {
@@ -31,12 +32,6 @@ describe("buildFfmpegArgs", () => {
 
   const rows: [string, string, string | undefined][] = [
     ["input", "-i", source.url],
-    ["user agent", "-user_agent", "SVC/1.0"],
-    [
-      "headers as CRLF-terminated lines",
-      "-headers",
-      "Authorization: Bearer abcdefgh\r\nX-Trace: on\r\n",
-    ],
     ["ClearKey key", "-cenc_decryption_key", KEY],
     ["egress proxy", "-http_proxy", PROXY],
     ["protocols", "-protocol_whitelist", "http,https,tcp,tls,httpproxy"],
@@ -53,12 +48,31 @@ describe("buildFfmpegArgs", () => {
   for (const [name, flag, expected] of rows) {
     it(name, () => assert.equal(valueAfter(args, flag), expected));
   }
+  it("headers and user agent stay off argv (the egress proxy sends them)", () => {
+    for (const flag of ["-headers", "-user_agent"]) assert.equal(args.includes(flag), false, flag);
+    for (const value of ["Bearer abcdefgh", "X-Trace", "SVC/1.0"])
+      assert.equal(args.join(" ").includes(value), false, value);
+    assert.deepEqual(proxiedHeaders(source), {
+      Authorization: "Bearer abcdefgh",
+      "X-Trace": "on",
+      "User-Agent": "SVC/1.0",
+    });
+  });
+  it("headers without an egress proxy are refused: nothing else could send them", () => {
+    const { httpProxy: _, ...direct } = source;
+    assert.deepEqual(buildFfmpegArgs(direct, "/d", 0), {
+      ok: false,
+      error: "channel headers are sent by the egress proxy, and there is none",
+    });
+  });
   it("input options come before -i and the playlist is last", () => {
     assert.ok(args.indexOf("-cenc_decryption_key") < args.indexOf("-i"));
-    assert.ok(args.indexOf("-headers") < args.indexOf("-i"));
     assert.ok(args.indexOf("-http_proxy") < args.indexOf("-i"));
     assert.ok(args.indexOf("-protocol_whitelist") < args.indexOf("-i"));
-    assert.equal(args.at(-1), "/data/sessions/news/3/index.m3u8");
+    assert.equal(args.at(-1), "/data/sessions/news/3/media-0.m3u8");
+    // No stream map: ffmpeg's default choice, and ffmpeg writes the master itself.
+    assert.equal(valueAfter(args, "-master_pl_name"), "index.m3u8");
+    assert.equal(args.includes("-map") || args.includes("-var_stream_map"), false);
     assert.ok(args.includes("-nostdin") && args.includes("-sn") && args.includes("-dn"));
   });
   it("a restart marks a discontinuity and uses new file names", () => {
@@ -86,6 +100,32 @@ describe("buildFfmpegArgs", () => {
     for (const flag of ["-headers", "-user_agent", "-cenc_decryption_key", "-http_proxy"])
       assert.equal(r.value.includes(flag), false, flag);
     assert.equal(valueAfter(r.value, "-protocol_whitelist"), PROTOCOL_WHITELIST, "always");
+  });
+  it("a stream map picks Representations by id, one media playlist each", () => {
+    const r = buildFfmpegArgs(
+      { url: "u" },
+      "/d",
+      1,
+      {},
+      { video: "v180", audio: ["a-fr", "a.en"] },
+    );
+    assert.ok(r.ok);
+    const maps = r.value.flatMap((a, i) => (r.value[i - 1] === "-map" ? [a] : []));
+    assert.deepEqual(maps, ["0:m:id:v180", "0:m:id:a-fr", "0:m:id:a.en"]);
+    assert.ok(r.value.indexOf("-map") > r.value.indexOf("-i"), "output options");
+    assert.equal(valueAfter(r.value, "-var_stream_map"), "v:0 a:0 a:1");
+    assert.equal(valueAfter(r.value, "-hls_fmp4_init_filename"), "init-r1-%v.mp4");
+    assert.equal(valueAfter(r.value, "-hls_segment_filename"), "/d/r1-%v-%d.m4s");
+    assert.equal(r.value.at(-1), "/d/media-%v.m3u8");
+    assert.equal(r.value.includes("-master_pl_name"), false, "the gateway writes the master");
+    const audioOnly = buildFfmpegArgs({ url: "u" }, "/d", 0, {}, { audio: ["1"] });
+    assert.ok(audioOnly.ok);
+    assert.equal(valueAfter(audioOnly.value, "-var_stream_map"), "a:0");
+    for (const id of ["a b", "x:y", "", "a\nb"])
+      assert.deepEqual(buildFfmpegArgs({ url: "u" }, "/d", 0, {}, { video: id, audio: [] }), {
+        ok: false,
+        error: "a Representation id cannot be passed to ffmpeg's -map",
+      });
   });
   const bad: [string, Parameters<typeof buildFfmpegArgs>[0], string][] = [
     [
@@ -125,14 +165,15 @@ describe("describeArgs", () => {
     const built = buildFfmpegArgs(
       {
         url: "http://user:pw@127.0.0.1:9/live/a.mpd?token=s3cr3t",
-        headers: { Cookie: "session=abc123", "X-Api-Key": "k" },
         decryptionKey: KEY,
-        httpProxy: PROXY,
+        httpProxy: "http://0123456789abcdef:proxysecret0123@127.0.0.1:40123",
       },
       "/d",
       0,
     );
     assert.ok(built.ok);
+    // Header values never reach argv; an old-style -headers argument is still redacted.
+    built.value.splice(1, 0, "-headers", "Cookie: session=abc123\r\nX-Api-Key: k\r\n");
     const shown = describeArgs(built.value);
     const text = shown.join(" ");
     for (const secret of [
@@ -151,7 +192,7 @@ describe("describeArgs", () => {
     assert.equal(valueAfter(bare, "-http_proxy"), "http://[redacted]@127.0.0.1:40123");
     assert.equal(valueAfter(shown, "-headers"), "Cookie: [redacted]\\r\\nX-Api-Key: [redacted]");
     assert.equal(valueAfter(shown, "-i"), "http://[redacted]@127.0.0.1:9/live/a.mpd?[redacted]");
-    assert.equal(shown.at(-1), "/d/index.m3u8");
+    assert.equal(shown.at(-1), "/d/media-0.m3u8");
   });
   it("applies the session scrubber to the rest: a key in a URL path is removed too", () => {
     const built = buildFfmpegArgs(
@@ -167,9 +208,18 @@ describe("describeArgs", () => {
 });
 
 describe("ffmpegEnvironment", () => {
-  it("drops no_proxy, which would let ffmpeg go around the egress proxy", () => {
-    const env = { PATH: "/usr/bin", no_proxy: "*", NO_PROXY: "*", http_proxy: "x" };
-    assert.deepEqual(ffmpegEnvironment(env), { PATH: "/usr/bin", http_proxy: "x" });
+  it("keeps PATH and LANG only: no gateway secret, no no_proxy", () => {
+    const env = {
+      PATH: "/usr/bin",
+      LANG: "C.UTF-8",
+      no_proxy: "*",
+      NO_PROXY: "*",
+      http_proxy: "x",
+      SVC_TOKEN_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----",
+      SVC_DATABASE_URL: "postgres://u:p@127.0.0.1/db",
+      HOME: "/root",
+    };
+    assert.deepEqual(ffmpegEnvironment(env), { PATH: "/usr/bin", LANG: "C.UTF-8" });
     assert.equal(env.no_proxy, "*", "the given environment is left as it is");
   });
 });

@@ -15,16 +15,18 @@ export interface HlsOutputOptions {
 /** What ffmpeg reads: a DASH MPD plus the channel's request settings. */
 export interface FfmpegSource {
   readonly url: string;
-  /** The channel's `headers`, sent on every request (MPD and segments). */
+  /**
+   * The channel's `headers`, sent on every request (MPD and segments) by the egress proxy,
+   * never through ffmpeg's argv (`/proc/<pid>/cmdline` is readable by every local user).
+   */
   readonly headers?: Readonly<Record<string, string>>;
-  /** The channel's `user_agent`; empty means ffmpeg's default. */
+  /** The channel's `user_agent`, sent like the headers; empty means ffmpeg's default. */
   readonly userAgent?: string;
   /** ClearKey content key, 32 hex digits, for `-cenc_decryption_key`. */
   readonly decryptionKey?: string;
   /**
-   * The egress proxy (`EgressProxy.url` from `@svc/core/egress`) that every MPD and
-   * segment request goes through, so the SSRF guard applies to ffmpeg too. It carries a
-   * credential: {@link describeArgs} redacts it.
+   * The egress proxy (`EgressProxy.url` from `@svc/core/egress`, no secret in it) that
+   * every MPD and segment request goes through, so the SSRF guard applies to ffmpeg too.
    */
   readonly httpProxy?: string;
 }
@@ -46,23 +48,76 @@ export interface FfmpegSource {
  */
 export const PROTOCOL_WHITELIST = "http,https,tcp,tls,httpproxy";
 
+/** The variables ffmpeg is started with; everything else of the gateway's stays behind. */
+const FFMPEG_ENV_KEEP = ["PATH", "LANG"] as const;
+
 /**
- * The environment to spawn ffmpeg with: the given one without `no_proxy` (and `NO_PROXY`),
- * which would let ffmpeg connect straight to matching hosts, around the egress proxy.
+ * The environment to spawn ffmpeg with: `PATH` and `LANG` of the given one, nothing else.
+ * The gateway's environment may hold `SVC_TOKEN_PRIVATE_KEY`, `SVC_DATABASE_URL` and the
+ * like, which `/proc/<pid>/environ` of ffmpeg would show; `no_proxy` would let ffmpeg
+ * connect straight to matching hosts, around the egress proxy.
  */
 export function ffmpegEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { no_proxy: _lower, NO_PROXY: _upper, ...rest } = env;
-  return rest;
+  const out: NodeJS.ProcessEnv = {};
+  for (const name of FFMPEG_ENV_KEEP) if (env[name] !== undefined) out[name] = env[name];
+  return out;
 }
 
-/** The playlist name ffmpeg writes; served at `live/index.m3u8`. */
+/**
+ * The request headers the egress proxy adds for the run: the channel's headers and its user
+ * agent (as `User-Agent`, replacing ffmpeg's own).
+ */
+export function proxiedHeaders(source: FfmpegSource): Record<string, string> {
+  const out: Record<string, string> = { ...source.headers };
+  if (source.userAgent) out["User-Agent"] = source.userAgent;
+  return out;
+}
+
+/**
+ * The master playlist of the session folder, served as the channel's `index.m3u8` (spec
+ * "Playback" 1): written by the gateway from the MPD (see ffmpeg-layout.ts), or by ffmpeg
+ * (`-master_pl_name`) when the MPD's streams cannot be named.
+ */
 export const PLAYLIST_NAME = "index.m3u8";
 
-/** File names of one run: a restart never reuses a name a player may have cached as immutable. */
-export function runFileNames(run: number, segmentType: "fmp4" | "mpegts") {
+/** The media playlist of variant `index` (`-var_stream_map` order; 0 without a map). */
+export function mediaPlaylistName(index: number): string {
+  return `media-${index}.m3u8`;
+}
+
+/**
+ * The MPD Representations ffmpeg publishes, by `@id` (ffmpeg 5.1's DASH reader tags each
+ * stream with `id`, so `-map 0:m:id:<id>` picks one): the video, then each audio rendition,
+ * each written as its own media playlist (`-var_stream_map "v:0 a:0 a:1"`).
+ */
+export interface StreamMap {
+  readonly video?: string;
+  readonly audio: readonly string[];
+}
+
+/** Ids that pass through ffmpeg's stream-specifier syntax unharmed (no `:`, no spaces). */
+const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Does ffmpeg's `-map 0:m:id:<id>` address every stream of `streams` as it is? */
+export function isMappable(streams: StreamMap): boolean {
+  const ids = [...(streams.video === undefined ? [] : [streams.video]), ...streams.audio];
+  return ids.length > 0 && ids.every((id) => SAFE_ID.test(id));
+}
+
+/** How many media playlists a run writes. */
+export function variantCount(streams: StreamMap | undefined): number {
+  return streams === undefined ? 1 : (streams.video === undefined ? 0 : 1) + streams.audio.length;
+}
+
+/**
+ * File names of one run: a restart never reuses a name a player may have cached as
+ * immutable. With a stream map, `%v` is the variant index.
+ */
+export function runFileNames(run: number, segmentType: "fmp4" | "mpegts", variants = false) {
+  const v = variants ? "-%v" : "";
   return {
-    init: `init-r${run}.mp4`,
-    segmentPattern: `r${run}-%d.${segmentType === "fmp4" ? "m4s" : "ts"}`,
+    init: `init-r${run}${v}.mp4`,
+    segmentPattern: `r${run}${v}-%d.${segmentType === "fmp4" ? "m4s" : "ts"}`,
   };
 }
 
@@ -85,12 +140,16 @@ const UNSAFE_VALUE = /[\r\n\0]/;
  * argv for one ffmpeg run reading `source` and writing HLS into `dir`. The media sequence
  * starts from the epoch (`-hls_start_number_source epoch`) so it keeps rising across
  * restarts; restarts (`run > 0`) also mark a discontinuity at the start of the playlist.
+ * With `streams`, exactly those Representations are mapped, each into its own media
+ * playlist (`media-<i>.m3u8`); without, ffmpeg's default choice (one video, one audio) goes
+ * into `media-0.m3u8` and ffmpeg writes the master itself.
  */
 export function buildFfmpegArgs(
   source: FfmpegSource,
   dir: string,
   run: number,
   output: HlsOutputOptions = {},
+  streams?: StreamMap,
 ): { ok: true; value: string[] } | { ok: false; error: string } {
   const segmentType = output.segmentType ?? "fmp4";
   const headers = Object.entries(source.headers ?? {});
@@ -104,19 +163,24 @@ export function buildFfmpegArgs(
     return { ok: false, error: "the decryption key must be 32 hex digits" };
   if (source.httpProxy !== undefined && !isHttpProxyUrl(source.httpProxy))
     return { ok: false, error: "the egress proxy must be an http:// URL" };
-  const names = runFileNames(run, segmentType);
+  if (source.httpProxy === undefined && (headers.length > 0 || source.userAgent))
+    return { ok: false, error: "channel headers are sent by the egress proxy, and there is none" };
+  if (streams !== undefined && !isMappable(streams))
+    return { ok: false, error: "a Representation id cannot be passed to ffmpeg's -map" };
+  const names = runFileNames(run, segmentType, streams !== undefined);
   const flags = ["delete_segments", "independent_segments", "temp_file"];
   if (run > 0) flags.push("discont_start");
   const args = ["-hide_banner", "-nostdin", "-nostats", "-loglevel", "warning"];
   args.push("-progress", "pipe:1");
-  if (source.userAgent) args.push("-user_agent", source.userAgent);
-  if (headers.length > 0) args.push("-headers", headers.map(([n, v]) => `${n}: ${v}\r\n`).join(""));
   if (source.decryptionKey !== undefined) args.push("-cenc_decryption_key", source.decryptionKey);
   if (source.httpProxy !== undefined) args.push("-http_proxy", source.httpProxy);
   args.push("-protocol_whitelist", PROTOCOL_WHITELIST);
   args.push("-i", source.url);
-  // One video and one audio stream by ffmpeg's own choice; subtitles and data cannot be
-  // copied into HLS and would fail the muxer.
+  if (streams !== undefined) {
+    const ids = [...(streams.video === undefined ? [] : [streams.video]), ...streams.audio];
+    for (const id of ids) args.push("-map", `0:m:id:${id}`);
+  }
+  // Subtitles and data cannot be copied into HLS and would fail the muxer.
   args.push("-sn", "-dn", "-c", "copy");
   args.push("-f", "hls");
   args.push("-hls_time", String(output.segmentSeconds ?? 2));
@@ -126,7 +190,14 @@ export function buildFfmpegArgs(
   args.push("-hls_segment_type", segmentType);
   if (segmentType === "fmp4") args.push("-hls_fmp4_init_filename", names.init);
   args.push("-hls_segment_filename", join(dir, names.segmentPattern));
-  args.push(join(dir, PLAYLIST_NAME));
+  if (streams === undefined) {
+    args.push("-master_pl_name", PLAYLIST_NAME);
+    args.push(join(dir, mediaPlaylistName(0)));
+  } else {
+    const video = streams.video === undefined ? [] : ["v:0"];
+    args.push("-var_stream_map", [...video, ...streams.audio.map((_, i) => `a:${i}`)].join(" "));
+    args.push(join(dir, "media-%v.m3u8"));
+  }
   return { ok: true, value: args };
 }
 

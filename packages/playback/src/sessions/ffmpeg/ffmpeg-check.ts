@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { ffmpegEnvironment } from "./ffmpeg-args.js";
 
 /** Whether ffmpeg is runnable (for `/readyz`). */
 export type FfmpegStatus = { ok: true; version: string } | { ok: false; reason: string };
@@ -9,7 +10,14 @@ export function probeFfmpegVersion(path: string, timeoutMs: number): Promise<Ffm
     execFile(
       path,
       ["-hide_banner", "-version"],
-      { timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024, windowsHide: true },
+      {
+        timeout: timeoutMs,
+        killSignal: "SIGKILL",
+        maxBuffer: 256 * 1024,
+        windowsHide: true,
+        // Short-lived, but as readable in /proc as any ffmpeg: no gateway variable either.
+        env: ffmpegEnvironment(process.env),
+      },
       (err, stdout) => {
         if (err !== null) {
           const e = err as NodeJS.ErrnoException & { killed?: boolean };

@@ -1,14 +1,20 @@
-import type { Egress } from "@svc/core/egress";
+import type { Egress, EgressProxy } from "@svc/core/egress";
 import type { KeyTable } from "../../cenc/kid.js";
 import { fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
-import { inspectMpdText } from "../../dash/inspection/native-inspection.js";
+import {
+  inspectionOfParseError,
+  inspectNativeSupport,
+} from "../../dash/inspection/native-inspection.js";
+import { parseMpd } from "../../dash/manifest/mpd-parser.js";
 import {
   createPackagerCounters,
   type PackagerCounters,
 } from "../../dash/scheduler/packager-counters.js";
+import type { SelectionPreferences } from "../../dash/selection/representation-choice.js";
 import type { Packager, PackagerContext } from "../packager.js";
 import type { HlsOutputOptions } from "./ffmpeg-args.js";
 import { chooseFfmpegKey } from "./ffmpeg-key.js";
+import { ffmpegLayout } from "./ffmpeg-layout.js";
 import type { FfmpegSessionStatus, SupervisionOptions } from "./ffmpeg-session-types.js";
 import { type FfmpegSession, startFfmpegSession } from "./ffmpeg-supervisor.js";
 
@@ -23,13 +29,13 @@ export interface FfmpegEngineOptions {
   readonly maxMpdBytes: number;
   /** The channel's content keys (its `keys` over `media.keys`, see `channelKeyTable`). */
   keys(channelId: string): KeyTable;
+  /** The channel's `prefer_height` and `preferred_audio_languages`. */
+  prefs?(channelId: string): SelectionPreferences;
   /**
-   * The loopback egress proxy (`http://user:pass@127.0.0.1:port`, a secret) every request of
-   * ffmpeg goes through, so the SSRF guard covers ffmpeg's fetches too.
+   * The loopback egress proxy every request of ffmpeg goes through, so the SSRF guard
+   * covers ffmpeg's fetches too; it also adds the channel's headers (none on ffmpeg's argv).
    */
-  readonly httpProxy?: string;
-  /** {@link httpProxy} for one channel, so the proxy routes by the channel's egress binding. */
-  readonly httpProxyFor?: (channelId: string) => string;
+  readonly egressProxy?: Pick<EgressProxy, "url" | "admit">;
   readonly output?: HlsOutputOptions;
   readonly supervision?: SupervisionOptions;
 }
@@ -98,11 +104,16 @@ export class FfmpegPackager implements Packager {
     );
     if (!mpd.ok) return { ok: false, message: `MPD: ${mpd.message}` };
     this.counters.mpd_refreshes += 1;
-    const inspection = inspectMpdText(mpd.bytes, mpd.url);
+    const parsed = parseMpd(mpd.bytes, { url: mpd.url });
+    const inspection = parsed.ok
+      ? inspectNativeSupport(parsed.value)
+      : inspectionOfParseError(parsed.error);
+    // An MPD our parser cannot read may still be one ffmpeg's reader can: default choice.
+    const layout = parsed.ok
+      ? ffmpegLayout(parsed.value, o.prefs?.(ctx.channelId) ?? {})
+      : undefined;
     const key = chooseFfmpegKey(inspection, o.keys(ctx.channelId));
     if (!key.ok) return { ok: false, message: key.error };
-    const { userAgent, headers } = splitUserAgent(ctx.headers);
-    const httpProxy = o.httpProxyFor?.(ctx.channelId) ?? o.httpProxy;
     const started = await startFfmpegSession({
       ffmpegPath: o.ffmpegPath,
       dataDir: o.dataDir,
@@ -110,12 +121,20 @@ export class FfmpegPackager implements Packager {
       generation: ctx.generation,
       source: {
         url: mpd.url,
-        headers,
-        ...(userAgent === undefined ? {} : { userAgent }),
-        ...(key.value === undefined ? {} : { decryptionKey: key.value }),
-        ...(httpProxy === undefined ? {} : { httpProxy }),
+        headers: ctx.headers,
+        // Without the proxy only argv can carry the key (tools and tests run that way).
+        ...(key.value === undefined || o.egressProxy !== undefined
+          ? {}
+          : { decryptionKey: key.value }),
       },
+      ...(o.egressProxy === undefined ? {} : { egressProxy: o.egressProxy }),
+      // Behind the proxy ffmpeg gets clear media: the proxy decrypts with the channel's keys.
+      ...(key.value === undefined || o.egressProxy === undefined
+        ? {}
+        : { decryption: o.keys(ctx.channelId) }),
+      sourceOrigin: new URL(ctx.sourceUrl).origin,
       ...(o.output ? { output: o.output } : {}),
+      ...(layout === undefined ? {} : { layout }),
       ...(o.supervision ? { supervision: o.supervision } : {}),
     });
     if (!started.ok) return { ok: false, message: started.error };
@@ -126,7 +145,14 @@ export class FfmpegPackager implements Packager {
       if (this.abort.signal.aborted) return;
       this.counters.retries += 1;
       const how = exit.signal === null ? `code ${exit.code}` : `signal ${exit.signal}`;
-      this.ctx.onError(`ffmpeg exited (${how})${lastLines(session.status().last_error)}`);
+      const refusal = session.lastRefusal === null ? "" : `; ${session.lastRefusal}`;
+      const message = `ffmpeg exited (${how})${refusal}${lastLines(session.status().last_error)}`;
+      // Issue 12 item 3: a source that fails before anything was published (refused by the
+      // egress guard, 404, not DASH) fails the session at once, so play requests get a
+      // clear error instead of waiting out the start timeout; the session's own backoff
+      // restarts it. After the first publication a run's exit is only counted.
+      if (this.isReady) this.ctx.onError(message);
+      else this.ctx.onFatal(message);
     });
     this.onState(session.status());
     return { ok: true };
@@ -150,20 +176,6 @@ export class FfmpegPackager implements Packager {
   bytesHeld(): number {
     return 0;
   }
-}
-
-/** The user agent goes to ffmpeg's `-user_agent`, the other headers to `-headers`. */
-function splitUserAgent(all: Readonly<Record<string, string>>): {
-  userAgent: string | undefined;
-  headers: Record<string, string>;
-} {
-  let userAgent: string | undefined;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(all)) {
-    if (name.toLowerCase() === "user-agent") userAgent = value;
-    else headers[name] = value;
-  }
-  return { userAgent, headers };
 }
 
 /** The last lines of a scrubbed stderr tail, for a one-line `last_error`. */

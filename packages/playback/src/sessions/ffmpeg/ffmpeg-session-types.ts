@@ -1,4 +1,7 @@
+import type { EgressProxy } from "@svc/core/egress";
+import type { KeyTable } from "../../cenc/kid.js";
 import type { FfmpegSource, HlsOutputOptions } from "./ffmpeg-args.js";
+import type { FfmpegLayout } from "./ffmpeg-layout.js";
 import type { BackoffPolicy } from "./restart-backoff.js";
 
 /**
@@ -41,7 +44,26 @@ export interface FfmpegSessionOptions {
   /** Publication generation: a fresh folder per generation. */
   readonly generation: string | number;
   readonly source: FfmpegSource;
+  /**
+   * The loopback egress proxy every request of ffmpeg goes through (the SSRF guard). Each
+   * run is admitted by its pid with the channel's headers and revoked when it exits;
+   * `source.httpProxy` is taken from it. Required when the channel has headers.
+   */
+  readonly egressProxy?: Pick<EgressProxy, "url" | "admit">;
+  /** Origin of the channel source: the only one that gets the sensitive headers. */
+  readonly sourceOrigin?: string;
+  /**
+   * Content keys for an encrypted source, used by the egress proxy (required with it): it
+   * hands ffmpeg clear init and media segments (`decrypting-relay.ts`), so no key is ever
+   * on ffmpeg's argv. `source.decryptionKey` is the way without a proxy.
+   */
+  readonly decryption?: KeyTable;
   readonly output?: HlsOutputOptions;
+  /**
+   * The streams to map and the master playlist to write (`ffmpegLayout`); without it
+   * ffmpeg's default choice is published with ffmpeg's own master playlist.
+   */
+  readonly layout?: FfmpegLayout;
   readonly supervision?: SupervisionOptions;
 }
 

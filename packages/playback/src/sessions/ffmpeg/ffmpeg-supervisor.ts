@@ -1,13 +1,18 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
-import { mkdir, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { decryptingRewrite } from "./decrypting-relay.js";
 import {
   buildFfmpegArgs,
   describeArgs,
+  type FfmpegSource,
   ffmpegEnvironment,
+  mediaPlaylistName,
   PLAYLIST_NAME,
+  proxiedHeaders,
   removeOldRunFiles,
+  variantCount,
 } from "./ffmpeg-args.js";
 import { type FfmpegProgress, foldProgressLine } from "./ffmpeg-progress.js";
 import type {
@@ -44,7 +49,12 @@ export interface FfmpegSessionEvents {
  */
 export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements StoppableSession {
   readonly dir: string;
+  /** The master playlist (`index.m3u8`). */
+  readonly masterPath: string;
+  /** The first media playlist (`media-0.m3u8`: the video, or the only variant). */
   readonly playlistPath: string;
+  /** Every media playlist a run writes; the run is `running` once all are written. */
+  readonly #mediaPaths: readonly string[];
   readonly #opts: FfmpegSessionOptions;
   readonly #policy: BackoffPolicy;
   readonly #tail: StderrTail;
@@ -67,13 +77,19 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
   #tick: NodeJS.Timeout | undefined;
   #tickBusy = false;
   #command: readonly string[] = [];
+  #revoke: (() => void) | undefined;
+  #refusal: string | null = null;
   #stopping: Promise<void> | undefined;
 
   constructor(opts: FfmpegSessionOptions, dir: string) {
     super();
     this.#opts = opts;
     this.dir = dir;
-    this.playlistPath = join(dir, PLAYLIST_NAME);
+    this.masterPath = join(dir, PLAYLIST_NAME);
+    this.#mediaPaths = Array.from({ length: variantCount(opts.layout?.streams) }, (_, i) =>
+      join(dir, mediaPlaylistName(i)),
+    );
+    this.playlistPath = this.#mediaPaths[0] ?? join(dir, mediaPlaylistName(0));
     this.#policy = { ...DEFAULT_BACKOFF, ...opts.supervision?.backoff };
     const src = opts.source;
     const secrets = [
@@ -103,6 +119,14 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
       last_error: this.#tail.text(),
       command: this.#command,
     };
+  }
+
+  /**
+   * The last target of this session the egress guard refused, if any (ffmpeg's own log says
+   * only "403 Forbidden", often naming the MPD instead of the refused segment URL).
+   */
+  get lastRefusal(): string | null {
+    return this.#refusal;
   }
 
   /** Output position of the current run, from `-progress` (cheap: no status snapshot). */
@@ -155,7 +179,13 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
   spawnRun(): void {
     if (this.#stopping !== undefined || this.#child !== undefined) return;
     const run = this.#runs;
-    const built = buildFfmpegArgs(this.#opts.source, this.dir, run, this.#opts.output);
+    const built = buildFfmpegArgs(
+      runSource(this.#opts),
+      this.dir,
+      run,
+      this.#opts.output,
+      this.#opts.layout?.streams,
+    );
     if (!built.ok) {
       this.#fail(built.error);
       return;
@@ -167,9 +197,24 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     const child = spawn(this.#opts.ffmpegPath, built.value, {
       detached: true, // own process group: stop() can kill ffmpeg and anything it starts
       stdio: ["ignore", "pipe", "pipe"],
-      // Without no_proxy, which would let ffmpeg connect around the egress proxy.
+      // PATH and LANG only: no gateway secret in /proc/<pid>/environ, no no_proxy.
       env: ffmpegEnvironment(process.env),
     });
+    this.#refusal = null; // a refusal names this run's cause, not an earlier one's
+    if (child.pid !== undefined && this.#opts.egressProxy !== undefined) {
+      // Admitted before the event loop can serve its first proxy connection; revoked on exit.
+      this.#revoke = this.#opts.egressProxy.admit(child.pid, {
+        channelId: this.#opts.channelId,
+        headers: proxiedHeaders(this.#opts.source),
+        ...(this.#opts.sourceOrigin === undefined ? {} : { origin: this.#opts.sourceOrigin }),
+        onRefused: (target, reason) => {
+          this.#refusal = `the egress guard refused ${target}: ${reason}`;
+        },
+        ...(this.#opts.decryption === undefined
+          ? {}
+          : { rewrite: decryptingRewrite(this.#opts.decryption) }),
+      });
+    }
     this.#child = child;
     this.#runStartedAt = Date.now();
     this.#lastLifeAt = this.#runStartedAt;
@@ -224,10 +269,16 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
       const now = Date.now();
       const idle = now - this.#lastLifeAt;
       if (this.#state === "starting") {
-        const written = await stat(this.playlistPath).then(
-          (st) => st.mtimeMs >= this.#runStartedAt - 1,
-          () => false,
-        );
+        const written = (
+          await Promise.all(
+            this.#mediaPaths.map((path) =>
+              stat(path).then(
+                (st) => st.mtimeMs >= this.#runStartedAt - 1,
+                () => false,
+              ),
+            ),
+          )
+        ).every(Boolean);
         if (written && this.#state === "starting") {
           this.#runningSince = Date.now();
           this.#setState("running");
@@ -259,6 +310,8 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
     const pid = this.#pid;
     this.#pid = null;
     this.#child = undefined;
+    this.#revoke?.();
+    this.#revoke = undefined;
     if (pid !== null) signalGroup(pid, "SIGKILL"); // anything ffmpeg left in its group
     if (this.#pidfile !== undefined) removePidfile(this.#pidfile);
     this.#pidfile = undefined;
@@ -300,6 +353,12 @@ export class FfmpegSession extends EventEmitter<FfmpegSessionEvents> implements 
   }
 }
 
+/** The source as ffmpeg's argv sees it: the egress proxy's URL filled in. */
+function runSource(opts: FfmpegSessionOptions): FfmpegSource {
+  const proxy = opts.egressProxy;
+  return proxy === undefined ? opts.source : { ...opts.source, httpProxy: proxy.url };
+}
+
 /**
  * Create the session folder `{data_dir}/sessions/<channel>/<generation>/` and start ffmpeg
  * in it. Expected failures (a bad id or generation, an unsendable header, a folder that
@@ -314,10 +373,22 @@ export async function startFfmpegSession(
 ): Promise<{ ok: true; value: FfmpegSession } | { ok: false; error: string }> {
   const dir = sessionDir(opts.dataDir, opts.channelId, opts.generation);
   if (!dir.ok) return dir;
-  const check = buildFfmpegArgs(opts.source, dir.value, 0, opts.output);
+  const check = buildFfmpegArgs(runSource(opts), dir.value, 0, opts.output, opts.layout?.streams);
   if (!check.ok) return check;
+  if (opts.decryption !== undefined && opts.egressProxy === undefined)
+    return {
+      ok: false,
+      error: "decryption keys are applied by the egress proxy, and there is none",
+    };
   try {
     await mkdir(dir.value, { recursive: true, mode: 0o750 });
+    if (opts.layout !== undefined) {
+      // The master stays for the session's life: the media playlist names do not change
+      // across runs. Written whole (temp + rename): serveSessionFile never sees half of it.
+      const tmp = join(dir.value, `${PLAYLIST_NAME}.tmp`);
+      await writeFile(tmp, opts.layout.master, { mode: 0o640 });
+      await rename(tmp, join(dir.value, PLAYLIST_NAME));
+    }
   } catch (err) {
     return {
       ok: false,

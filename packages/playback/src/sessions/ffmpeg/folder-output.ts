@@ -7,15 +7,18 @@ import type { Packager } from "../packager.js";
 import { PLAYLIST_NAME } from "./ffmpeg-args.js";
 import { serveSessionFile } from "./serve-session-file.js";
 
-/** Is `file` the playlist of the compatibility engine's folder? */
+/** The compatibility engine's playlists: its master and the media playlists `media-<i>`. */
+const FOLDER_PLAYLIST = /^media-\d{1,2}\.m3u8$/;
+
+/** Is `file` a playlist of the compatibility engine's folder (never a native engine name)? */
 export function isFolderPlaylist(file: string): boolean {
-  return file === PLAYLIST_NAME;
+  return file === PLAYLIST_NAME || FOLDER_PLAYLIST.test(file);
 }
 
 /**
- * Answers a file of the compatibility engine's folder. `index.m3u8` of the channel is
- * ffmpeg's media playlist one level up (its URIs prefixed with `live/`); `live/{file}`
- * serves the folder's files. Every URI carries the generation `g` and the caller's
+ * Answers a file of the compatibility engine's folder. `index.m3u8` of the channel is the
+ * folder's master playlist one level up (its URIs prefixed with `live/`); `live/{file}`
+ * serves the folder's files (media playlists, init sections, segments). Every URI carries the generation `g` and the caller's
  * credential query (the caller answers 410 for a file of another generation).
  *
  * @returns the response and the bytes it will send (for the `bytes_out` counters).
