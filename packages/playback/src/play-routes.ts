@@ -4,6 +4,7 @@ import type { AppEnv } from "@svc/core/http";
 import { type Context, Hono } from "hono";
 import { llHlsDirectives, withDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
+import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { serveUpstream } from "./hls/upstream-proxy.js";
 import type { ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
@@ -119,6 +120,13 @@ export function createPlayRoutes(
     if (localIngress === undefined)
       throw new GatewayError("not_found", "no locally packaged output");
     return localIngress.live(c, req, file);
+  });
+
+  // Answers built as web Responses (errors, passed-through statuses); streamed ones
+  // carry the header from `keptResponseHeaders`.
+  app.use("/:id/u/*", async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
   });
 
   app.get("/:id/u/:upstream", async (c) => {

@@ -5,6 +5,7 @@ import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
 import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source.js";
 import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
+import { channelCredentialOrigin } from "./hls/upstream-headers.js";
 import { createUpstreamSigner, type UpstreamSigner } from "./hls/upstream-signer.js";
 import { createViewerLeases, type ViewerLeases } from "./hls/viewer-leases.js";
 import { createPlaybackStats, type PlaybackStats } from "./playback-stats.js";
@@ -81,12 +82,14 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
       policy: options.config.egress.playlist_policy,
       sign: (channelId, target) => signer.sign(channelId, target),
       stats,
+      credentialOrigin: (channel) => channelCredentialOrigin(channel, options.catalog),
     }),
     segments: createSegmentFanIn({
       egress: options.egress,
       stats,
       budgetBytes: SEGMENT_BUDGET_BYTES,
       maxEntryBytes: SEGMENT_MAX_SHARED_BYTES,
+      credentialOrigin: (channel) => channelCredentialOrigin(channel, options.catalog),
     }),
   };
 }

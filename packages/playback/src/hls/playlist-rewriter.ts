@@ -83,9 +83,12 @@ export function compilePlaylist(text: string, options: RewriteOptions): Compiled
     }
   };
 
-  const lines = text.split("\n");
+  // A UTF-8 byte-order mark before #EXTM3U (RFC 8216bis 4.1 forbids it, origins send it):
+  // dropped, else the first line would be read as a URI.
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text;
+  const lines = body.split("\n");
   // A final "\n" yields an empty last element that must not add another one.
-  const last = lines.length - (text.endsWith("\n") ? 1 : 0);
+  const last = lines.length - (body.endsWith("\n") ? 1 : 0);
   for (let n = 0; n < last; n++) {
     const raw = lines[n]!;
     const cr = raw.endsWith("\r");

@@ -7,7 +7,11 @@ import {
   looksLikePlaylist,
   type RewritePolicy,
 } from "./playlist-rewriter.js";
-import { channelRequestHeaders, PASSTHROUGH_STATUSES } from "./upstream-headers.js";
+import {
+  channelRequestHeaders,
+  PASSTHROUGH_STATUSES,
+  UPSTREAM_CSP,
+} from "./upstream-headers.js";
 
 /** What one upstream playlist fetch came to; shared by every viewer who asked for it. */
 export type PlaylistOutcome =
@@ -52,6 +56,8 @@ export function createPlaylistSource(deps: {
   policy: RewritePolicy | "auto";
   sign: (channelId: string, target: string) => string;
   stats: PlaybackStats;
+  /** Where the channel's sensitive headers may go ({@link channelCredentialOrigin}). */
+  credentialOrigin: (channel: Channel) => string;
 }): PlaylistSource {
   const entries = new Map<string, Entry>();
   let cachedBytes = 0;
@@ -79,6 +85,7 @@ export function createPlaylistSource(deps: {
     const r = await deps.egress.request(url, {
       headers: channelRequestHeaders(channel),
       channelId: channel.id,
+      credentialOrigin: deps.credentialOrigin(channel),
     });
     if (!r.ok)
       return r.kind === "refused"
@@ -111,7 +118,10 @@ export function createPlaylistSource(deps: {
       return {
         kind: "bytes",
         bytes: body.bytes,
-        headers: typeof type === "string" ? { "content-type": type } : {},
+        headers: {
+          "content-security-policy": UPSTREAM_CSP,
+          ...(typeof type === "string" ? { "content-type": type } : {}),
+        },
       };
     }
     const text = body.bytes.toString("utf8");

@@ -52,7 +52,13 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       if (!session) throw new GatewayError("not_ready", "channel is not running");
       const signal = clientSignal(c);
       if (!(await session.whenReady(START_WAIT_MS, signal)))
-        throw notReady(session.lastError === null ? "channel is starting" : "channel is not ready");
+        throw notReady(
+          session.state === "failed"
+            ? "channel session failed (its reason is last_error in the session status)"
+            : session.lastError === null
+              ? "channel is starting"
+              : "channel is not ready",
+        );
       const packager = session.packager;
       if (packager?.folder !== undefined) {
         const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");

@@ -7,6 +7,7 @@ import {
 import { passthroughProblem } from "./codec-support.js";
 import type { NativeInspection } from "./inspection-model.js";
 import { normalizeKid, type ProtectedTrack, protectionProblems } from "./protection-check.js";
+import { timelineOverlap } from "./timeline-check.js";
 
 /** What the inspection needs besides the MPD. */
 export interface InspectionOptions extends SelectionPreferences {
@@ -21,10 +22,15 @@ export interface InspectionOptions extends SelectionPreferences {
 /** Why the native engine cannot address a representation's segments (5.3.9). */
 function addressingProblem(rep: Representation): string | undefined {
   const a = rep.addressing;
-  if (a.kind === "template")
-    return a.template.initialization === undefined
-      ? `Representation ${rep.id} has a SegmentTemplate without @initialization (self-initialising segments)`
-      : undefined;
+  if (a.kind === "template") {
+    if (a.template.initialization === undefined)
+      return `Representation ${rep.id} has a SegmentTemplate without @initialization (self-initialising segments)`;
+    // 5.3.9.4.4: $SubNumber$ addresses Segment Sequences (parts of one segment), which the
+    // engine does not enumerate; expanding it empty would build wrong URLs.
+    if (/\$SubNumber(%0\d+d)?\$/.test(a.template.media))
+      return `Representation ${rep.id} uses $SubNumber$ (segment sequences), which the native engine does not address`;
+    return timelineOverlap(rep);
+  }
   switch (a.scheme) {
     case "SegmentList":
       return `Representation ${rep.id} uses SegmentList addressing`;
@@ -61,6 +67,9 @@ export function inspectNativeSupport(mpd: Mpd, opts: InspectionOptions = {}): Na
     for (const track of chosen) {
       const p = addressingProblem(track.rep) ?? passthroughProblem(track.rep);
       if (p !== undefined) problems.push(p);
+      // A published rendition needs BANDWIDTH= (RFC 8216bis 4.4.6.2); others may omit it.
+      if (track.rep.bandwidth === 0)
+        problems.push(`Representation ${track.rep.id} has no @bandwidth`);
     }
     tracks.push(...chosen);
   }
