@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { channelFields, httpUrl, mediaKeysSchema } from "./channel-schema.js";
 import { parseAllowedHost } from "../egress/host-allowlist.js";
+import { channelFields, httpUrl, mediaKeysSchema } from "./channel-schema.js";
 
 /** `host:port` (IPv6 hosts in brackets); port 0 picks a free port. */
 const listenAddress = v.pipe(

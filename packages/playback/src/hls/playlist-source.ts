@@ -7,11 +7,7 @@ import {
   looksLikePlaylist,
   type RewritePolicy,
 } from "./playlist-rewriter.js";
-import {
-  channelRequestHeaders,
-  PASSTHROUGH_STATUSES,
-  UPSTREAM_CSP,
-} from "./upstream-headers.js";
+import { channelRequestHeaders, PASSTHROUGH_STATUSES, UPSTREAM_CSP } from "./upstream-headers.js";
 
 /** What one upstream playlist fetch came to; shared by every viewer who asked for it. */
 export type PlaylistOutcome =

@@ -41,7 +41,8 @@ export async function serveUpstream(
       withDirectives(target, directives),
       directives !== "",
     );
-    if (outcome.kind === "playlist") return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
+    if (outcome.kind === "playlist")
+      return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
     return upstreamOutcomeResponse(c, outcome, rt.stats);
   }
   const range = c.req.header("range");
@@ -158,7 +159,14 @@ async function relay(
       policy: effectivePolicy(rt.options.config.egress.playlist_policy, req.channel),
       sign: (t) => rt.signer.sign(req.channel.id, t),
     });
-    return playlistResponse(c, req, { kind: "playlist", compiled, size: 0 }, rt.stats, rt, SANDBOXED);
+    return playlistResponse(
+      c,
+      req,
+      { kind: "playlist", compiled, size: 0 },
+      rt.stats,
+      rt,
+      SANDBOXED,
+    );
   }
   if (c.env.outgoing.destroyed) {
     r.body.destroy();

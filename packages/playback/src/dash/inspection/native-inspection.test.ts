@@ -62,6 +62,11 @@ const rows: Row[] = [
     native: true,
   },
   {
+    name: "mimeType with parameters but no ';', as example G.19 writes it",
+    xml: clear(video({ mime: "video/mp4 profiles='cmfc'" }) + audio({})),
+    native: true,
+  },
+  {
     name: "$SubNumber$ template (G.26) is reported, not judged native",
     xml: clear(
       video({

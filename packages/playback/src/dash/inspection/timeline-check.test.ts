@@ -39,7 +39,11 @@ describe("absurd addressing fails the session (issue 12 item 3)", () => {
       `<SegmentTemplate timescale="1000" ${init}><SegmentTimeline><S t="0" d="2000" r="-1"/></SegmentTimeline></SegmentTemplate>`,
       undefined,
     ],
-    ["a normal number template", `<SegmentTemplate timescale="1000" duration="2000" ${init}/>`, undefined],
+    [
+      "a normal number template",
+      `<SegmentTemplate timescale="1000" duration="2000" ${init}/>`,
+      undefined,
+    ],
   ];
   for (const [name, template, want] of rows)
     it(name, () => {

@@ -286,7 +286,10 @@ describe("parseMpd: lenient where the engine does not need the value (corpus fin
   });
   it('reads frameRate="30.0" as 30 fps', () => {
     const r = parseMpd(
-      wrap("", `<AdaptationSet mimeType="video/mp4" frameRate="30.0">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`),
+      wrap(
+        "",
+        `<AdaptationSet mimeType="video/mp4" frameRate="30.0">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`,
+      ),
       { url: URL_ },
     );
     assert.ok(r.ok);
@@ -294,7 +297,10 @@ describe("parseMpd: lenient where the engine does not need the value (corpus fin
   });
   it("skips an empty <UTCTiming/>", () => {
     const r = parseMpd(
-      wrap("<UTCTiming/>", `<AdaptationSet mimeType="video/mp4">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`),
+      wrap(
+        "<UTCTiming/>",
+        `<AdaptationSet mimeType="video/mp4">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`,
+      ),
       { url: URL_ },
     );
     assert.ok(r.ok);

@@ -59,9 +59,21 @@ describe("compileTemplate: invalid templates are errors", () => {
     assert.ok(compileTemplate("$Number%032d$.m4s").ok);
     assert.ok(compileTemplate("$Time%0032d$.m4s").ok);
     const wide: [string, "media" | "initialization", RegExp][] = [
-      ["$Number%033d$.m4s", "media", /SegmentTemplate@media: format width 33 of \$Number\$ exceeds the maximum of 32/],
-      ["$RepresentationID%0100000000d$/init.mp4", "initialization", /SegmentTemplate@initialization: format width 100000000 /],
-      [`$Number%0${"9".repeat(400)}d$`, "media", /SegmentTemplate@media: format width 999999999999… /],
+      [
+        "$Number%033d$.m4s",
+        "media",
+        /SegmentTemplate@media: format width 33 of \$Number\$ exceeds the maximum of 32/,
+      ],
+      [
+        "$RepresentationID%0100000000d$/init.mp4",
+        "initialization",
+        /SegmentTemplate@initialization: format width 100000000 /,
+      ],
+      [
+        `$Number%0${"9".repeat(400)}d$`,
+        "media",
+        /SegmentTemplate@media: format width 999999999999… /,
+      ],
     ];
     for (const [tpl, attribute, message] of wide) {
       const started = Date.now();

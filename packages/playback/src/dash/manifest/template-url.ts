@@ -99,7 +99,11 @@ export function compileTemplate(
     literal = "";
     const id = m[1] as TemplateIdentifier;
     uses.add(id);
-    tokens.push({ kind: "identifier", id, width: widthDigits === undefined ? 0 : Number(widthDigits) });
+    tokens.push({
+      kind: "identifier",
+      id,
+      width: widthDigits === undefined ? 0 : Number(widthDigits),
+    });
   }
   if (literal) tokens.push({ kind: "literal", text: literal });
   if (uses.has("Number") && uses.has("Time")) {

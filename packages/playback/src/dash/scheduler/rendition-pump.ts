@@ -286,4 +286,3 @@ async function pumpSegment(
     : s.duration;
   return { kind: "done", position: positionOf(next, duration) };
 }
-
