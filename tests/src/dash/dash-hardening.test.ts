@@ -194,7 +194,10 @@ describe("native DASH engine: hostile MPDs fail fast, secrets stay home (full bi
   it("sends the channel's secrets to the MPD origin only, not to BaseURL or UTCTiming origins (item 4)", async () => {
     await requestJson(`${gw.url}/v1/play/cross/index.m3u8`);
     const deadline = Date.now() + 8_000;
-    while (!b.hits.some((h) => h.path === "/time") || !b.hits.some((h) => h.path.startsWith("/media/"))) {
+    while (
+      !b.hits.some((h) => h.path === "/time") ||
+      !b.hits.some((h) => h.path.startsWith("/media/"))
+    ) {
       assert.ok(Date.now() < deadline, `b saw ${b.hits.map((h) => h.path).join(", ")}`);
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -1,5 +1,7 @@
-import type { Mpd, MpdError, Representation } from "../manifest/mpd-model.js";
+import { urlForReport } from "../../probes/url-for-report.js";
+import type { Mpd, MpdError, Period, Representation } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
+import { listAvailableSegments } from "../manifest/segment-availability.js";
 import {
   type SelectionPreferences,
   selectRepresentations,
@@ -7,7 +9,7 @@ import {
 import { passthroughProblem } from "./codec-support.js";
 import type { NativeInspection } from "./inspection-model.js";
 import { normalizeKid, type ProtectedTrack, protectionProblems } from "./protection-check.js";
-import { timelineOverlap } from "./timeline-check.js";
+import { absurdAddressing, timelineOverlap } from "./timeline-check.js";
 
 /** What the inspection needs besides the MPD. */
 export interface InspectionOptions extends SelectionPreferences {
@@ -17,6 +19,8 @@ export interface InspectionOptions extends SelectionPreferences {
    * missing key is no reason to change engine).
    */
   readonly keyKids?: Iterable<string> | "any";
+  /** The clock of the dry run that lists the first segments (default: now). */
+  readonly nowMs?: number;
 }
 
 /** Why the native engine cannot address a representation's segments (5.3.9). */
@@ -43,6 +47,27 @@ function addressingProblem(rep: Representation): string | undefined {
 }
 
 /**
+ * A dry run of what the session will do first: list the newest segments and build their
+ * URLs. A Representation the rules above accept but whose listing fails (or leaves an
+ * identifier unexpanded) would be judged native and then fail in the session.
+ */
+function listingProblem(
+  mpd: Mpd,
+  period: Period,
+  rep: Representation,
+  nowMs: number,
+): string | undefined {
+  if (absurdAddressing(rep) !== undefined) return undefined; // the session reports it
+  const listed = listAvailableSegments(mpd, period, rep, { nowMs, maxSegments: 3 });
+  if (!listed.ok)
+    return `Representation ${rep.id}: its segments cannot be listed (${listed.error.message})`;
+  const unexpanded = listed.value.segments.find((s) => s.url.includes("$"));
+  if (unexpanded !== undefined)
+    return `Representation ${rep.id}: segment URL ${urlForReport(unexpanded.url)} keeps a template identifier`;
+  return undefined;
+}
+
+/**
  * Decide whether the native engine can play an MPD. Inspects what would be published:
  * the representations `selectRepresentations` chooses in every Period with the channel's
  * preferences. Native handles SegmentTemplate ($Number$, $Time$, SegmentTimeline) over
@@ -65,7 +90,10 @@ export function inspectNativeSupport(mpd: Mpd, opts: InspectionOptions = {}): Na
     if (chosen.length === 0)
       problems.push(`Period ${period.id} has no video or audio Representation to publish`);
     for (const track of chosen) {
-      const p = addressingProblem(track.rep) ?? passthroughProblem(track.rep);
+      const p =
+        addressingProblem(track.rep) ??
+        passthroughProblem(track.rep) ??
+        listingProblem(mpd, period, track.rep, opts.nowMs ?? Date.now());
       if (p !== undefined) problems.push(p);
       // A published rendition needs BANDWIDTH= (RFC 8216bis 4.4.6.2); others may omit it.
       if (track.rep.bandwidth === 0)
