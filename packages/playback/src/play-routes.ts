@@ -2,7 +2,7 @@ import { resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import { type Context, Hono } from "hono";
-import { llHlsDirectives, withDirectives } from "./hls/ll-hls-directives.js";
+import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { serveUpstream } from "./hls/upstream-proxy.js";
@@ -100,11 +100,7 @@ export function createPlayRoutes(
     if (source === undefined)
       throw new GatewayError("upstream_error", "channel source is not configured");
     const directives = llHlsDirectives((n) => c.req.query(n));
-    const outcome = await rt.playlists.get(
-      req.channel,
-      withDirectives(source, directives),
-      directives !== "",
-    );
+    const outcome = await rt.playlists.getLive(req.channel, source, directives);
     switch (outcome.kind) {
       case "playlist":
         return playlistResponse(c, req, outcome, rt.stats, rt);
@@ -116,6 +112,8 @@ export function createPlayRoutes(
         throw new GatewayError("upstream_error", `upstream answered ${outcome.status}`);
       case "bytes":
         throw new GatewayError("upstream_error", "upstream did not answer a playlist");
+      case "invalid":
+        throw new GatewayError("invalid_request", outcome.message);
     }
   });
 

@@ -79,6 +79,14 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
           case "/page.html":
             return send("text/html", "<script>document.title='ran on the gateway'</script>");
         }
+        if (req.url?.startsWith("/ll.m3u8")) {
+          // A live LL-HLS playlist whose last segment is 102; answers at once.
+          let text = "#EXTM3U\n#EXT-X-VERSION:9\n#EXT-X-TARGETDURATION:2\n";
+          text += "#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1.5\n";
+          text += "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-MEDIA-SEQUENCE:100\n";
+          for (let i = 0; i < 3; i++) text += `#EXTINF:2.0,\n/vod/v0_${i}.ts\n`;
+          return send(PLAYLIST, text);
+        }
         if (req.url === "/hop/vod/v0_1.ts") {
           // A cross-origin redirect: the channel's secrets must not follow it.
           res.writeHead(302, { location: `${b.url}/vod/v0_1.ts` }).end();
@@ -106,6 +114,7 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
         channel("ports", "/ports.m3u8"),
         channel("bom", "/bom.m3u8"),
         channel("limited", "/vod/v0.m3u8", { max_viewers: 1 }),
+        channel("ll", "/ll.m3u8"),
       ],
     });
     admin = await login(gw.url, "admin", ADMIN_PASSWORD);
@@ -261,5 +270,33 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
     const r = await get(index("cross", `&viewer=${wellFormed}`));
     assert.equal(r.status, 200);
     assert.doesNotMatch(r.text, /viewer=/);
+  });
+
+  it("binds _HLS_msn to the live edge: old ones from the cache, far ones refused (item 8)", async () => {
+    const llHits = () => a.hits.filter((h) => h.path === "/ll.m3u8");
+    const directed = () => llHits().filter((h) => h.url.includes("_HLS_msn"));
+    assert.equal((await get(index("ll"))).status, 200);
+    const before = llHits().length;
+    // Twenty distinct sequence numbers the playlist already holds: no upstream request each.
+    const old = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => get(index("ll", `&_HLS_msn=${83 + i}`))),
+    );
+    for (const r of old) assert.equal(r.status, 200);
+    assert.equal(directed().length, 0);
+    assert.ok(llHits().length - before <= 2, `${llHits().length - before} upstream fetches`);
+    // Far past the edge (102 + 2): a Bad Request at once, never forwarded.
+    for (const msn of [105, 999999999]) {
+      const r = await get(index("ll", `&_HLS_msn=${msn}`));
+      assert.equal(r.status, 400);
+      assert.equal(r.json.error.code, "invalid_request");
+      assert.match(r.json.error.message, /more than 2 past the last segment \(102\)/);
+    }
+    assert.equal(directed().length, 0);
+    // The next segment is a real blocking request, forwarded with its directives.
+    assert.equal((await get(index("ll", "&_HLS_msn=103&_HLS_part=0"))).status, 200);
+    assert.deepEqual(
+      directed().map((h) => h.url),
+      ["/ll.m3u8?_HLS_msn=103&_HLS_part=0"],
+    );
   });
 });

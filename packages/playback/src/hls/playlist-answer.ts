@@ -48,5 +48,7 @@ export function upstreamOutcomeResponse(
       throw new GatewayError("forbidden", "upstream target not allowed");
     case "failed":
       throw new GatewayError("upstream_error", outcome.message);
+    case "invalid":
+      throw new GatewayError("invalid_request", outcome.message);
   }
 }

@@ -4,7 +4,7 @@ import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlaybackRuntime, PlayRequest } from "../playback-runtime.js";
 import { alreadySent, pipeBody, readFirstChunk, writeDirectHead } from "./direct-response.js";
-import { llHlsDirectives, withDirectives } from "./ll-hls-directives.js";
+import { llHlsDirectives } from "./ll-hls-directives.js";
 import { playlistResponse, upstreamOutcomeResponse } from "./playlist-answer.js";
 import { compilePlaylist, looksLikePlaylist } from "./playlist-rewriter.js";
 import { effectivePolicy } from "./playlist-source.js";
@@ -36,11 +36,7 @@ export async function serveUpstream(
 ): Promise<Response> {
   const directives = llHlsDirectives((n) => c.req.query(n));
   if (directives !== "" || PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
-    const outcome = await rt.playlists.get(
-      req.channel,
-      withDirectives(target, directives),
-      directives !== "",
-    );
+    const outcome = await rt.playlists.getLive(req.channel, target, directives);
     if (outcome.kind === "playlist")
       return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
     return upstreamOutcomeResponse(c, outcome, rt.stats);
