@@ -93,6 +93,7 @@ describe("native DASH engine: hostile MPDs fail fast, secrets stay home (full bi
     };
     a = await startOrigin({
       routes: (req, res) => {
+        if (req.url === "/stall.mpd") return true; // never answers: the session stays starting
         const body = mpds[(req.url ?? "").split("?")[0]!];
         if (body === undefined) return false;
         res.writeHead(200, { "content-type": MPD_TYPE });
@@ -123,6 +124,7 @@ describe("native DASH engine: hostile MPDs fail fast, secrets stay home (full bi
         dash("refused-base", "/refused-base.mpd"),
         dash("cross", "/cross.mpd"),
         dash("scrub", "/bad-base.mpd?token=query-secret-9&sig=abc"),
+        dash("stall", "/stall.mpd"),
       ],
     });
     admin = await login(gw.url, "admin", ADMIN_PASSWORD);
@@ -216,5 +218,40 @@ describe("native DASH engine: hostile MPDs fail fast, secrets stay home (full bi
     const err = await failsFast("scrub", /BaseURL .* cannot be resolved/);
     assert.doesNotMatch(err, /query-secret-9|sig=abc/);
     assert.match(err, /bad-base\.mpd\?\[redacted\]/);
+  });
+
+  it("caps the requests one client may have parked, answering 429 at once past it (item 8)", async () => {
+    const url = `${gw.url}/v1/play/stall/index.m3u8`;
+    const aborts = Array.from({ length: 32 }, () => new AbortController());
+    const parked = aborts.map((ac) =>
+      fetch(url, { signal: ac.signal }).then(
+        (r) => r.status,
+        () => "aborted",
+      ),
+    );
+    await new Promise((res) => setTimeout(res, 1_000));
+    const t0 = Date.now();
+    const over = await requestJson(url);
+    assert.ok(Date.now() - t0 < 2_000);
+    assert.equal(over.status, 429);
+    assert.equal(over.headers.get("retry-after"), "1");
+    assert.deepEqual(over.body, {
+      error: {
+        code: "too_many_requests",
+        message: "too many waiting requests from this client (at most 32)",
+      },
+    });
+    // Clients that go away free their places.
+    for (const ac of aborts) ac.abort();
+    assert.ok((await Promise.all(parked)).every((s) => s === "aborted"));
+    await new Promise((res) => setTimeout(res, 500));
+    const ac = new AbortController();
+    const again = fetch(url, { signal: ac.signal }).then(
+      (r) => r.status,
+      () => "parked",
+    );
+    await new Promise((res) => setTimeout(res, 500));
+    ac.abort();
+    assert.equal(await again, "parked");
   });
 });

@@ -1,5 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
+import { clientAddress } from "@svc/core/http";
 import type { Context } from "hono";
 import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
 import {
@@ -13,6 +14,7 @@ import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
+import { createParkingLimit, MAX_PARKED_PER_CLIENT, type ParkingLimit } from "./parking-limit.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 
@@ -26,6 +28,8 @@ const BLOCK_CAP_MS = 15_000;
 
 export interface DashLocalIngressOptions {
   readonly sessions: SessionManager;
+  /** Parked requests per client (default {@link MAX_PARKED_PER_CLIENT}). */
+  readonly parking?: ParkingLimit;
   /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
   readonly stats?: () => PlaybackStats | undefined;
 }
@@ -46,89 +50,116 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (s) s.bytesOut += bytes;
   };
 
-  return {
-    async index(c, req) {
-      const session = o.sessions.open(req.channel);
-      if (!session) throw new GatewayError("not_ready", "channel is not running");
-      const signal = clientSignal(c);
-      if (!(await session.whenReady(START_WAIT_MS, signal)))
-        throw notReady(
-          session.state === "failed"
-            ? "channel session failed (its reason is last_error in the session status)"
-            : session.lastError === null
-              ? "channel is starting"
-              : "channel is not ready",
-        );
-      const packager = session.packager;
-      if (packager?.folder !== undefined) {
-        const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
-        count(session, r.bytes);
-        return r.response;
-      }
-      const text = packager?.publication?.master();
-      if (text === undefined) throw notReady("channel is starting");
-      const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
-      count(session, Buffer.byteLength(body));
-      return c.body(body, 200, {
-        "Content-Type": PLAYLIST_CONTENT_TYPE,
-        "Cache-Control": PLAYLIST_CACHE,
-      });
-    },
+  const parking = o.parking ?? createParkingLimit();
+  /**
+   * Runs a request that may park (a start wait, a blocking reload, a hinted part) within
+   * the client's allowance; past it, 429 at once instead of another held connection.
+   */
+  const parked = async (c: Context<AppEnv>, work: () => Promise<Response>) => {
+    const release = parking.enter(clientAddress(c));
+    if (release === undefined)
+      throw new GatewayError(
+        "too_many_requests",
+        `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
+        { headers: { "Retry-After": "1" } },
+      );
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  };
 
-    async live(c, req, file) {
-      const current = o.sessions.get(req.channel.id);
-      if (current?.engine === "ffmpeg" || (!current && isFolderPlaylist(file)))
-        return folderLive(c, req, file);
+  return {
+    index: (c, req) => parked(c, () => index(c, req)),
+    live(c, req, file) {
       const lf = parseLiveFile(file);
-      if (!lf) throw new GatewayError("not_found", "no such file");
-      const url = new URL(c.req.url);
-      const g = url.searchParams.get("g");
-      const session = lf.kind === "playlist" ? o.sessions.open(req.channel) : current;
-      if (!session) {
-        if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
-        throw gone();
-      }
-      session.touch();
-      const signal = clientSignal(c);
-      if (lf.kind === "playlist" && !(await session.whenReady(START_WAIT_MS, signal)))
-        throw notReady("channel is starting");
-      const pub = session.packager?.publication;
-      if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
-      const window = pub.windows.get(lf.rendition);
-      if (g !== null && g !== pub.generation) {
-        // Spec "Playback" 2: a changed generation redirects when the file maps to the current one.
-        if (window && mapsToCurrent(lf, window)) {
-          const keep = [...url.searchParams]
-            .filter(([k]) => k.startsWith("_HLS_"))
-            .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
-            .join("");
-          return c.body(null, 307, {
-            Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
-            "Cache-Control": PLAYLIST_CACHE,
-          });
-        }
-        throw gone();
-      }
-      if (!window) throw new GatewayError("not_found", "no such rendition");
-      switch (lf.kind) {
-        case "playlist":
-          return playlist(c, req, session, window, url.searchParams, signal);
-        case "map": {
-          const bytes = window.maps.get(lf.index);
-          if (!bytes) throw new GatewayError("not_found", "no such initialization section");
-          return media(c, session, window, bytes);
-        }
-        case "segment": {
-          const f = window.segmentFile(lf.msn);
-          if (f.kind === "bytes") return media(c, session, window, f.bytes);
-          if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
-          throw new GatewayError("not_found", "segment left the window");
-        }
-        case "part":
-          return part(c, session, window, lf.msn, lf.part, signal);
-      }
+      const mayPark = lf === undefined || lf.kind === "playlist" || lf.kind === "part";
+      return mayPark ? parked(c, () => live(c, req, file)) : live(c, req, file);
     },
   };
+
+  async function index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {
+    const session = o.sessions.open(req.channel);
+    if (!session) throw new GatewayError("not_ready", "channel is not running");
+    const signal = clientSignal(c);
+    if (!(await session.whenReady(START_WAIT_MS, signal)))
+      throw notReady(
+        session.state === "failed"
+          ? "channel session failed (its reason is last_error in the session status)"
+          : session.lastError === null
+            ? "channel is starting"
+            : "channel is not ready",
+      );
+    const packager = session.packager;
+    if (packager?.folder !== undefined) {
+      const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
+      count(session, r.bytes);
+      return r.response;
+    }
+    const text = packager?.publication?.master();
+    if (text === undefined) throw notReady("channel is starting");
+    const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
+    count(session, Buffer.byteLength(body));
+    return c.body(body, 200, {
+      "Content-Type": PLAYLIST_CONTENT_TYPE,
+      "Cache-Control": PLAYLIST_CACHE,
+    });
+  }
+
+  async function live(c: Context<AppEnv>, req: PlayRequest, file: string): Promise<Response> {
+    const current = o.sessions.get(req.channel.id);
+    if (current?.engine === "ffmpeg" || (!current && isFolderPlaylist(file)))
+      return folderLive(c, req, file);
+    const lf = parseLiveFile(file);
+    if (!lf) throw new GatewayError("not_found", "no such file");
+    const url = new URL(c.req.url);
+    const g = url.searchParams.get("g");
+    const session = lf.kind === "playlist" ? o.sessions.open(req.channel) : current;
+    if (!session) {
+      if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
+      throw gone();
+    }
+    session.touch();
+    const signal = clientSignal(c);
+    if (lf.kind === "playlist" && !(await session.whenReady(START_WAIT_MS, signal)))
+      throw notReady("channel is starting");
+    const pub = session.packager?.publication;
+    if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
+    const window = pub.windows.get(lf.rendition);
+    if (g !== null && g !== pub.generation) {
+      // Spec "Playback" 2: a changed generation redirects when the file maps to the current one.
+      if (window && mapsToCurrent(lf, window)) {
+        const keep = [...url.searchParams]
+          .filter(([k]) => k.startsWith("_HLS_"))
+          .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+          .join("");
+        return c.body(null, 307, {
+          Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
+          "Cache-Control": PLAYLIST_CACHE,
+        });
+      }
+      throw gone();
+    }
+    if (!window) throw new GatewayError("not_found", "no such rendition");
+    switch (lf.kind) {
+      case "playlist":
+        return playlist(c, req, session, window, url.searchParams, signal);
+      case "map": {
+        const bytes = window.maps.get(lf.index);
+        if (!bytes) throw new GatewayError("not_found", "no such initialization section");
+        return media(c, session, window, bytes);
+      }
+      case "segment": {
+        const f = window.segmentFile(lf.msn);
+        if (f.kind === "bytes") return media(c, session, window, f.bytes);
+        if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
+        throw new GatewayError("not_found", "segment left the window");
+      }
+      case "part":
+        return part(c, session, window, lf.msn, lf.part, signal);
+    }
+  }
 
   /** `live/{file}` of a session of the compatibility engine (files in a folder). */
   async function folderLive(c: Context<AppEnv>, req: PlayRequest, file: string) {
