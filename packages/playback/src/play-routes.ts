@@ -1,6 +1,6 @@
 import { resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import type { AppEnv } from "@svc/core/http";
+import { type AppEnv, clientAddress } from "@svc/core/http";
 import { type Context, Hono } from "hono";
 import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
@@ -10,6 +10,7 @@ import { LEASE_SHAPE } from "./hls/viewer-leases.js";
 import type { ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
+import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
 
 /**
  * The three play routes of spec "Playback", relative to their mount point, built
@@ -73,16 +74,26 @@ export function createPlayRoutes(
     const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
       .filter((s) => s !== "")
       .join("&");
-    const request = {
+    const client = clientAddress(c);
+    const request: PlayRequest = {
       channel,
       prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
       query: query === "" ? "" : `&${query}`,
+      park: () => {
+        const release = rt.parking.enter(client);
+        if (release !== undefined) return release;
+        // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
+        throw new GatewayError(
+          "too_many_requests",
+          `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
+          { headers: { "Retry-After": "1" } },
+        );
+      },
     };
     return minted === undefined ? { request } : { request, minted };
   };
 
-  app.get("/:id/index.m3u8", async (c) => {
-    const id = c.req.param("id");
+  const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
     const { request: req, minted } = await admit(c, id, "index");
     if (minted !== undefined) {
       // Spec "Playback" 6: the first request mints a lease and is sent back with it.
@@ -100,7 +111,9 @@ export function createPlayRoutes(
     if (source === undefined)
       throw new GatewayError("upstream_error", "channel source is not configured");
     const directives = llHlsDirectives((n) => c.req.query(n));
-    const outcome = await rt.playlists.getLive(req.channel, source, directives);
+    const outcome = await whileParked(req, directives.includes("_HLS_msn"), () =>
+      rt.playlists.getLive(req.channel, source, directives),
+    );
     switch (outcome.kind) {
       case "playlist":
         return playlistResponse(c, req, outcome, rt.stats, rt);
@@ -115,7 +128,9 @@ export function createPlayRoutes(
       case "invalid":
         throw new GatewayError("invalid_request", outcome.message);
     }
-  });
+  };
+
+  app.get("/:id/index.m3u8", (c) => index(c, c.req.param("id")));
 
   app.get("/:id/live/:file", async (c) => {
     const { request: req } = await admit(c, c.req.param("id"), "media");
@@ -142,8 +157,24 @@ export function createPlayRoutes(
     // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
     const target = rt.signer.verify(id, c.req.param("upstream"), c.req.query("sig"));
     if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
-    return serveUpstream(c, rt, req, target);
+    return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
+      serveUpstream(c, rt, req, target),
+    );
   });
 
   return app;
+}
+
+/** Runs `work` holding one of the client's parked places when `waits` (a blocking reload). */
+async function whileParked<T>(
+  req: PlayRequest,
+  waits: boolean,
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = waits ? req.park?.() : undefined;
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
 }

@@ -1,6 +1,5 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
-import { clientAddress } from "@svc/core/http";
 import type { Context } from "hono";
 import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
 import {
@@ -14,7 +13,6 @@ import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
-import { createParkingLimit, MAX_PARKED_PER_CLIENT, type ParkingLimit } from "./parking-limit.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 
@@ -28,8 +26,6 @@ const BLOCK_CAP_MS = 15_000;
 
 export interface DashLocalIngressOptions {
   readonly sessions: SessionManager;
-  /** Parked requests per client (default {@link MAX_PARKED_PER_CLIENT}). */
-  readonly parking?: ParkingLimit;
   /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
   readonly stats?: () => PlaybackStats | undefined;
 }
@@ -50,40 +46,13 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (s) s.bytesOut += bytes;
   };
 
-  const parking = o.parking ?? createParkingLimit();
-  /**
-   * Runs a request that may park (a start wait, a blocking reload, a hinted part) within
-   * the client's allowance; past it, 429 at once instead of another held connection.
-   */
-  const parked = async (c: Context<AppEnv>, work: () => Promise<Response>) => {
-    const release = parking.enter(clientAddress(c));
-    if (release === undefined)
-      throw new GatewayError(
-        "too_many_requests",
-        `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
-        { headers: { "Retry-After": "1" } },
-      );
-    try {
-      return await work();
-    } finally {
-      release();
-    }
-  };
-
-  return {
-    index: (c, req) => parked(c, () => index(c, req)),
-    live(c, req, file) {
-      const lf = parseLiveFile(file);
-      const mayPark = lf === undefined || lf.kind === "playlist" || lf.kind === "part";
-      return mayPark ? parked(c, () => live(c, req, file)) : live(c, req, file);
-    },
-  };
+  return { index, live };
 
   async function index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {
     const session = o.sessions.open(req.channel);
     if (!session) throw new GatewayError("not_ready", "channel is not running");
     const signal = clientSignal(c);
-    if (!(await session.whenReady(START_WAIT_MS, signal)))
+    if (!(await waitReady(session, req, signal)))
       throw notReady(
         session.state === "failed"
           ? "channel session failed (its reason is last_error in the session status)"
@@ -122,7 +91,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     }
     session.touch();
     const signal = clientSignal(c);
-    if (lf.kind === "playlist" && !(await session.whenReady(START_WAIT_MS, signal)))
+    if (lf.kind === "playlist" && !(await waitReady(session, req, signal)))
       throw notReady("channel is starting");
     const pub = session.packager?.publication;
     if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
@@ -157,7 +126,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         throw new GatewayError("not_found", "segment left the window");
       }
       case "part":
-        return part(c, session, window, lf.msn, lf.part, signal);
+        return part(c, req, session, window, lf.msn, lf.part, signal);
     }
   }
 
@@ -170,7 +139,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       throw gone();
     }
     session.touch();
-    if (playlistFile && !(await session.whenReady(START_WAIT_MS, clientSignal(c))))
+    if (playlistFile && !(await waitReady(session, req, clientSignal(c))))
       throw notReady("channel is starting");
     const packager = session.packager;
     if (packager?.folder === undefined)
@@ -197,14 +166,20 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (d.msn !== undefined && pub) {
       // RFC 8216bis 6.2.5.2: hold the request until the playlist holds msn/part.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
-      for (;;) {
-        const decision = decideBlockingReload(d, window.edge());
-        if (decision.action === "reject")
-          throw new GatewayError("invalid_request", decision.error.message);
-        if (decision.action === "respond") break;
-        const left = deadline - Date.now();
-        if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
-        await pub.nextChange(left, signal);
+      let release: (() => void) | undefined;
+      try {
+        for (;;) {
+          const decision = decideBlockingReload(d, window.edge());
+          if (decision.action === "reject")
+            throw new GatewayError("invalid_request", decision.error.message);
+          if (decision.action === "respond") break;
+          const left = deadline - Date.now();
+          if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
+          release ??= req.park?.();
+          await pub.nextChange(left, signal);
+        }
+      } finally {
+        release?.();
       }
     }
     if (signal.aborted) return c.body(null, 204);
@@ -222,6 +197,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
 
   async function part(
     c: Context<AppEnv>,
+    req: PlayRequest,
     session: RuntimeSession,
     window: RenditionWindow,
     msn: number,
@@ -233,16 +209,22 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       // RFC 8216bis 6.2.6: a preload-hinted part is answered as soon as it is being
       // written, its bytes streamed as they arrive (clear content), else once complete.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
-      while (
-        f.kind === "future" &&
-        session.packager?.publication?.windows.get(window.name) === window
-      ) {
-        if (window.growingPart(msn, index) !== undefined)
-          return streamPart(c, session, window, msn, index, deadline, signal);
-        const left = deadline - Date.now();
-        if (left <= 0 || signal.aborted) break;
-        await window.nextGrowth(Math.min(left, 1000));
-        f = window.partFile(msn, index);
+      let release: (() => void) | undefined;
+      try {
+        while (
+          f.kind === "future" &&
+          session.packager?.publication?.windows.get(window.name) === window
+        ) {
+          if (window.growingPart(msn, index) !== undefined)
+            return streamPart(c, session, window, msn, index, deadline, signal);
+          const left = deadline - Date.now();
+          if (left <= 0 || signal.aborted) break;
+          release ??= req.park?.();
+          await window.nextGrowth(Math.min(left, 1000));
+          f = window.partFile(msn, index);
+        }
+      } finally {
+        release?.();
       }
     }
     if (f.kind === "bytes") return media(c, session, window, f.bytes);
@@ -316,6 +298,25 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         "Cache-Control": IMMUTABLE,
       },
     );
+  }
+}
+
+/**
+ * Waits (up to 30 s) for a starting session's first publication. Only a real wait takes
+ * one of the client's parked places; a ready or failed session answers at once.
+ */
+async function waitReady(
+  session: RuntimeSession,
+  req: PlayRequest,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (await session.whenReady(0, signal)) return true;
+  if (session.state === "failed" || session.stopping()) return false;
+  const release = req.park?.();
+  try {
+    return await session.whenReady(START_WAIT_MS, signal);
+  } finally {
+    release?.();
   }
 }
 
