@@ -49,7 +49,15 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
 
   before(async () => {
     const root = await hlsFixtures();
-    b = await startOrigin({ root });
+    b = await startOrigin({
+      root,
+      routes: (req, res) => {
+        if (req.url !== "/back") return false;
+        // The second hop of A → B → A: back on the source's origin, after leaving it.
+        res.writeHead(302, { location: `${a.url}/vod/v0_0.ts?via=b` }).end();
+        return true;
+      },
+    });
     c = await startOrigin({ root });
     closed = await closedPort();
     a = await startOrigin({
@@ -64,7 +72,7 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
           case "/cross.m3u8":
             return send(
               PLAYLIST,
-              `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-ENDLIST\n#EXTINF:1,\n${b.url}/vod/v0_0.ts\n#EXTINF:1,\n/hop/vod/v0_1.ts\n#EXTINF:1,\n/vod/v0_2.ts\n`,
+              `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-ENDLIST\n#EXTINF:1,\n${b.url}/vod/v0_0.ts\n#EXTINF:1,\n/hop/vod/v0_1.ts\n#EXTINF:1,\n/vod/v0_2.ts\n#EXTINF:1,\n/bounce.ts\n`,
             );
           case "/ports.m3u8":
             return send(
@@ -86,6 +94,10 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
           text += "#EXT-X-PART-INF:PART-TARGET=0.5\n#EXT-X-MEDIA-SEQUENCE:100\n";
           for (let i = 0; i < 3; i++) text += `#EXTINF:2.0,\n/vod/v0_${i}.ts\n`;
           return send(PLAYLIST, text);
+        }
+        if (req.url === "/bounce.ts") {
+          res.writeHead(302, { location: `${b.url}/back` }).end();
+          return true;
         }
         if (req.url === "/hop/vod/v0_1.ts") {
           // A cross-origin redirect: the channel's secrets must not follow it.
@@ -133,7 +145,7 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
     const r = await get(index("cross"));
     assert.equal(r.status, 200, r.text);
     const urls = playlistUrls(r.text);
-    assert.equal(urls.length, 3);
+    assert.equal(urls.length, 4);
     for (const u of urls) assert.equal((await get(u)).status, 200, u);
 
     const [source] = hitsFor(a, "/cross.m3u8");
@@ -150,7 +162,10 @@ describe("HLS hardening: secrets per origin, host:port exemptions, leases, sandb
     const redirected = hitsFor(b, "/vod/v0_1.ts");
     assert.equal(named.length, 1);
     assert.equal(redirected.length, 1);
-    for (const hit of [...named, ...redirected]) {
+    // A → B → A: once the chain left the source's origin, the secrets never come back.
+    const back = a.hits.filter((h) => h.url === "/vod/v0_0.ts?via=b");
+    assert.equal(back.length, 1);
+    for (const hit of [...named, ...redirected, ...back, ...hitsFor(b, "/back")]) {
       for (const h of SENSITIVE) assert.equal(hit.headers[h], undefined, `${hit.path}: ${h}`);
       assert.equal(hit.headers["x-plain"], "visible");
       assert.equal(hit.headers["user-agent"], "hardening-agent/1");
