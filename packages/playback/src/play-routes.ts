@@ -1,13 +1,16 @@
 import { resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import type { AppEnv } from "@svc/core/http";
+import { type AppEnv, clientAddress } from "@svc/core/http";
 import { type Context, Hono } from "hono";
-import { llHlsDirectives, withDirectives } from "./hls/ll-hls-directives.js";
+import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
+import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { serveUpstream } from "./hls/upstream-proxy.js";
+import { LEASE_SHAPE } from "./hls/viewer-leases.js";
 import type { ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
+import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
 
 /**
  * The three play routes of spec "Playback", relative to their mount point, built
@@ -30,12 +33,18 @@ export function createPlayRoutes(
     if (c.res.status >= 500) rt.stats.errors += 1;
   });
 
-  /** Credential, scope, channel: the order every play route checks in. */
+  /**
+   * Credential, scope, channel, viewer lease: the order every play route checks in.
+   * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
+   * `index.m3u8` mints one (answered with `minted`), `live/` and `u/` only renew one.
+   * `viewer` is validated before it is written into any URL; on a channel without a
+   * limit a well-formed value is ignored (and never copied).
+   */
   const admit = async (
     c: Context<AppEnv>,
     id: string,
-    viewer: string | undefined,
-  ): Promise<PlayRequest> => {
+    route: "index" | "media",
+  ): Promise<{ request: PlayRequest; minted?: string }> => {
     const grant = await options.resolveGrant(c, id);
     if (grant.channels !== null && !grant.channels.has(id)) {
       throw new GatewayError("forbidden", "channel not allowed for this credential");
@@ -43,44 +52,56 @@ export function createPlayRoutes(
     const channel = catalog.get(id);
     if (channel === undefined || channel.disabled)
       throw new GatewayError("not_found", "channel not found");
-    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
-    const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
-      .filter((s) => s !== "")
-      .join("&");
-    return {
-      channel,
-      prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
-      query: query === "" ? "" : `&${query}`,
-    };
-  };
-
-  app.get("/:id/index.m3u8", async (c) => {
-    const id = c.req.param("id");
-    let viewer = c.req.query("viewer");
-    const admitted = await admit(c, id, undefined);
-    const max = admitted.channel.max_viewers;
-    if (max !== null) {
-      // Spec "Playback" 6: the first request mints a lease and is sent back with it.
-      const lease = rt.leases.admit(id, max, viewer);
+    const presented = c.req.query("viewer");
+    if (presented !== undefined && !LEASE_SHAPE.test(presented))
+      throw new GatewayError("invalid_request", "viewer is not a viewer lease");
+    let viewer: string | undefined;
+    let minted: string | undefined;
+    if (channel.max_viewers !== null) {
+      if (presented === undefined && route === "media")
+        throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
+      // The credential as generated URLs carry it: the mount (with a playback key) and token.
+      const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
+      const lease = rt.leases.admit(id, holder, channel.max_viewers, presented);
       if (lease.kind === "bad_signature")
         throw new GatewayError("forbidden", "invalid viewer lease");
       if (lease.kind === "full")
         throw new GatewayError("too_many_requests", "channel viewer limit reached");
-      if (lease.kind === "minted") {
-        const u = new URL(c.req.url);
-        const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
-        const search = u.search === "" ? "?" : `${u.search}&`;
-        return c.body(null, 307, {
-          Location: `${base}${u.pathname}${search}viewer=${lease.lease}`,
-        });
-      }
-    } else {
-      viewer = undefined;
+      if (lease.kind === "minted") minted = lease.lease;
+      else viewer = presented;
     }
-    const req =
-      viewer === undefined
-        ? admitted
-        : { ...admitted, query: `${admitted.query}&viewer=${viewer}` };
+    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+    const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
+      .filter((s) => s !== "")
+      .join("&");
+    const client = clientAddress(c);
+    const request: PlayRequest = {
+      channel,
+      prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
+      query: query === "" ? "" : `&${query}`,
+      park: () => {
+        const release = rt.parking.enter(client);
+        if (release !== undefined) return release;
+        // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
+        throw new GatewayError(
+          "too_many_requests",
+          `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
+          { headers: { "Retry-After": "1" } },
+        );
+      },
+    };
+    return minted === undefined ? { request } : { request, minted };
+  };
+
+  const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
+    const { request: req, minted } = await admit(c, id, "index");
+    if (minted !== undefined) {
+      // Spec "Playback" 6: the first request mints a lease and is sent back with it.
+      const u = new URL(c.req.url);
+      const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+      const search = u.search === "" ? "?" : `${u.search}&`;
+      return c.body(null, 307, { Location: `${base}${u.pathname}${search}viewer=${minted}` });
+    }
     if (req.channel.ingress === "dash") {
       if (localIngress === undefined)
         throw new GatewayError("not_ready", "local packaging is not available");
@@ -90,10 +111,8 @@ export function createPlayRoutes(
     if (source === undefined)
       throw new GatewayError("upstream_error", "channel source is not configured");
     const directives = llHlsDirectives((n) => c.req.query(n));
-    const outcome = await rt.playlists.get(
-      req.channel,
-      withDirectives(source, directives),
-      directives !== "",
+    const outcome = await whileParked(req, directives.includes("_HLS_msn"), () =>
+      rt.playlists.getLive(req.channel, source, directives),
     );
     switch (outcome.kind) {
       case "playlist":
@@ -106,11 +125,15 @@ export function createPlayRoutes(
         throw new GatewayError("upstream_error", `upstream answered ${outcome.status}`);
       case "bytes":
         throw new GatewayError("upstream_error", "upstream did not answer a playlist");
+      case "invalid":
+        throw new GatewayError("invalid_request", outcome.message);
     }
-  });
+  };
+
+  app.get("/:id/index.m3u8", (c) => index(c, c.req.param("id")));
 
   app.get("/:id/live/:file", async (c) => {
-    const req = await admit(c, c.req.param("id"), c.req.query("viewer"));
+    const { request: req } = await admit(c, c.req.param("id"), "media");
     const file = c.req.param("file");
     // Spec "Playback" 2: the (decoded) file name may not contain path separators.
     if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
@@ -121,20 +144,37 @@ export function createPlayRoutes(
     return localIngress.live(c, req, file);
   });
 
+  // Answers built as web Responses (errors, passed-through statuses); streamed ones
+  // carry the header from `keptResponseHeaders`.
+  app.use("/:id/u/*", async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
+  });
+
   app.get("/:id/u/:upstream", async (c) => {
     const id = c.req.param("id");
-    const viewer = c.req.query("viewer");
-    const req = await admit(
-      c,
-      id,
-      viewer !== undefined && /^[A-Za-z0-9_.-]{1,128}$/.test(viewer) ? viewer : undefined,
-    );
+    const { request: req } = await admit(c, id, "media");
     // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
     const target = rt.signer.verify(id, c.req.param("upstream"), c.req.query("sig"));
     if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
-    if (viewer !== undefined) rt.leases.touch(id, viewer);
-    return serveUpstream(c, rt, req, target);
+    return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
+      serveUpstream(c, rt, req, target),
+    );
   });
 
   return app;
+}
+
+/** Runs `work` holding one of the client's parked places when `waits` (a blocking reload). */
+async function whileParked<T>(
+  req: PlayRequest,
+  waits: boolean,
+  work: () => Promise<T>,
+): Promise<T> {
+  const release = waits ? req.park?.() : undefined;
+  try {
+    return await work();
+  } finally {
+    release?.();
+  }
 }

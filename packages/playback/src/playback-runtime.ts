@@ -5,9 +5,11 @@ import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
 import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source.js";
 import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
+import { channelCredentialOrigin } from "./hls/upstream-headers.js";
 import { createUpstreamSigner, type UpstreamSigner } from "./hls/upstream-signer.js";
 import { createViewerLeases, type ViewerLeases } from "./hls/viewer-leases.js";
 import { createPlaybackStats, type PlaybackStats } from "./playback-stats.js";
+import { createParkingLimit, type ParkingLimit } from "./sessions/parking-limit.js";
 
 /** Who a play request is for, resolved once per request by the play routes. */
 export interface PlayRequest {
@@ -16,6 +18,12 @@ export interface PlayRequest {
   readonly prefix: string;
   /** "" or `&…`: the credential query and the viewer lease, appended to generated URLs. */
   readonly query: string;
+  /**
+   * Takes one of the client's places for a request about to wait (a start wait, an LL-HLS
+   * blocking reload, a preload-hinted part) and returns its release; throws 429
+   * `too_many_requests` when the client has `MAX_PARKED_PER_CLIENT` (32) waiting already.
+   */
+  readonly park?: () => () => void;
 }
 
 /**
@@ -52,6 +60,8 @@ export interface PlaybackRuntime {
   readonly build: Build;
   /** `security.cors_origins` is set: streamed answers copy the CORS headers. */
   readonly withCors: boolean;
+  /** Requests each client may have waiting at once (start waits, blocking reloads, parts). */
+  readonly parking: ParkingLimit;
 }
 
 /** Media held in memory by segment fan-in, all shared fetches together. */
@@ -75,18 +85,21 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
     build: options.build,
     withCors: options.config.security.cors_origins.length > 0,
     leases: createViewerLeases(options.signingKey),
+    parking: createParkingLimit(),
     playlists: createPlaylistSource({
       egress: options.egress,
       maxPlaylistBytes: options.config.security.max_playlist_bytes,
       policy: options.config.egress.playlist_policy,
       sign: (channelId, target) => signer.sign(channelId, target),
       stats,
+      credentialOrigin: (channel) => channelCredentialOrigin(channel, options.catalog),
     }),
     segments: createSegmentFanIn({
       egress: options.egress,
       stats,
       budgetBytes: SEGMENT_BUDGET_BYTES,
       maxEntryBytes: SEGMENT_MAX_SHARED_BYTES,
+      credentialOrigin: (channel) => channelCredentialOrigin(channel, options.catalog),
     }),
   };
 }

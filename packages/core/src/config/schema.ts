@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { parseAllowedHost } from "../egress/host-allowlist.js";
 import { channelFields, httpUrl, mediaKeysSchema } from "./channel-schema.js";
 
 /** `host:port` (IPv6 hosts in brackets); port 0 picks a free port. */
@@ -75,7 +76,18 @@ export const configSchema = v.strictObject({
   }),
   security: section({
     play_require_auth: v.optional(v.boolean(), true),
-    allowed_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
+    allowed_hosts: v.optional(
+      v.array(
+        v.pipe(
+          v.string(),
+          v.check(
+            (s) => parseAllowedHost(s) !== undefined,
+            'must be "host", "host:port" or "[ipv6]:port" with a port 1..65535',
+          ),
+        ),
+      ),
+      [],
+    ),
     public_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
     cors_origins: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
     max_playlist_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 8388608),

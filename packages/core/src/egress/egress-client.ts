@@ -2,10 +2,11 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type buildConnector, type Dispatcher } from "undici";
 import { createEgressRoutes, type EgressRoutes, type RouteRequest } from "./egress-routes.js";
 import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
-import { createHostAllowlist } from "./host-allowlist.js";
+import { createHostAllowlist, dialPort } from "./host-allowlist.js";
 import { isProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
 import type { ProxyTransport } from "./proxy-transport.js";
 import { isRefusal } from "./refusal.js";
+import { withoutSensitiveHeaders } from "./sensitive-headers.js";
 
 /** Bounded waits of every outbound request (config `egress.*_timeout_ms`). */
 export interface EgressTimeouts {
@@ -38,6 +39,13 @@ export interface EgressRequestOptions {
   readonly channelId?: string;
   /** Overrides of the route decision (a draft channel's binding, a guide source, a test). */
   readonly route?: Omit<RouteRequest, "channelId">;
+  /**
+   * The only origin (scheme, host, port) that may receive the sensitive headers of
+   * `isSensitiveHeader`: the channel source's own. Any other origin, whether the URL
+   * itself or a redirect hop, gets the request without them, and so does every hop
+   * after a cross-origin redirect. Unset: `url`'s origin.
+   */
+  readonly credentialOrigin?: string;
 }
 
 /** An upstream answered (any status). The caller must consume or `dump()` the body. */
@@ -121,8 +129,6 @@ export function createGuardedAgent(
 /** Issue 3: every redirect hop is checked again, at most five of them. */
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Credentials that do not follow a redirect to another origin (as fetch does). */
-const ORIGIN_BOUND_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
 /**
  * The one module that makes outbound HTTP requests for the whole gateway. It
@@ -145,7 +151,12 @@ export function createEgress(options: EgressOptions): Egress {
       const maxRedirects = Math.min(opts.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
       let current = parseHttpUrl(url);
       if (current === undefined) return failure("invalid_url", "target is not an http(s) URL");
-      let headers: Record<string, string> = { ...opts.headers };
+      const all: Record<string, string> = { ...opts.headers };
+      const plain = withoutSensitiveHeaders(all);
+      const credentialOrigin = opts.credentialOrigin ?? current.origin;
+      // Like fetch (WHATWG Fetch 4.4 step 13), a chain that crossed origins once never
+      // carries the secrets again, even back on their own origin.
+      let crossed = false;
       // An unsaved profile (connection test) gets its own transport, closed once answered.
       let temporary: ProxyTransport | undefined;
       const closeTemporary = () => void temporary?.close().catch(() => undefined);
@@ -157,11 +168,12 @@ export function createEgress(options: EgressOptions): Egress {
           return { ...failure("network", choice.message), cause: "proxy", proxyId: choice.proxyId };
         }
         let dispatcher: Dispatcher = agent;
+        const headers = !crossed && current.origin === credentialOrigin ? all : plain;
         let sent = headers;
         if ("profile" in choice) {
           try {
             // The guard still applies to the target, resolved here (docs/egress.md).
-            await routes.check(current.hostname);
+            await routes.check(current.hostname, dialPort(current));
           } catch (err) {
             closeTemporary();
             return { ...classifyError(err, opts.signal), proxyId: choice.proxyId };
@@ -216,7 +228,7 @@ export function createEgress(options: EgressOptions): Egress {
           closeTemporary();
           return failure("invalid_url", "redirect to a non-http(s) URL");
         }
-        if (next.origin !== current.origin) headers = withoutOriginBound(headers);
+        if (next.origin !== current.origin) crossed = true;
         current = next;
       }
     },
@@ -240,13 +252,6 @@ function parseHttpUrl(url: string, base?: string): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function withoutOriginBound(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers))
-    if (!ORIGIN_BOUND_HEADERS.includes(k.toLowerCase())) out[k] = v;
-  return out;
 }
 
 function failure(kind: EgressFailureKind, message: string): EgressFailure {

@@ -5,7 +5,7 @@ import type { buildConnector, Dispatcher } from "undici";
 import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
 import { createEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
 import type { Resolver } from "./guarded-connector.js";
-import { createHostAllowlist } from "./host-allowlist.js";
+import { createHostAllowlist, dialPort } from "./host-allowlist.js";
 import { interceptionContext } from "./interception-cert.js";
 import { owningProcess, type ProcessIdentity, processIdentity } from "./peer-process.js";
 import { ProxyFailure } from "./proxy-failure.js";
@@ -111,7 +111,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
   const dispatcher =
     (target: URL, channelId: string | undefined) => async (): Promise<Dispatcher> => {
       const choice = route(target, channelId);
-      if ("profile" in choice) await routes.check(target.hostname);
+      if ("profile" in choice) await routes.check(target.hostname, dialPort(target));
       return dispatcherFor(routes, choice, agent);
     };
   const connector = (

@@ -44,8 +44,11 @@ export interface EgressRoutes {
   transport(profile: ProxyProfile): ProxyTransport;
   /** A transport for one unsaved profile; the caller closes it. */
   temporary(profile: ProxyProfile): ProxyTransport;
-  /** The guard's resolution and check of a target host, for routes through a proxy. */
-  check(host: string): Promise<readonly string[]>;
+  /**
+   * The guard's resolution and check of a target host, for routes through a proxy;
+   * `port` is the one that will be dialled (for `host:port` allowlist entries).
+   */
+  check(host: string, port?: number): Promise<readonly string[]>;
   close(): Promise<void>;
 }
 
@@ -63,9 +66,9 @@ export function createEgressRoutes(options: EgressRoutesOptions): EgressRoutes {
   let routing = compileRouting(options.document ?? DIRECT_ONLY);
   let bindingOf: (channelId: string) => RouteBinding | undefined = () => undefined;
   const transports = new Map<string, { url: string; transport: ProxyTransport }>();
-  const check = (host: string) => {
+  const check = (host: string, port?: number) => {
     const bare = stripBrackets(host);
-    return checkTarget(bare, options.allowlist.has(bare), resolve);
+    return checkTarget(bare, options.allowlist.has(bare, port), resolve);
   };
   const transportOptions = (): TransportOptions => ({
     timeouts: options.timeouts,

@@ -28,7 +28,8 @@ export function createGuardedConnector(options: {
   const resolve = options.resolve ?? systemResolver;
   return (opts, callback) => {
     const host = stripBrackets(opts.hostname);
-    const allowed = options.allowlist.has(host);
+    const port = opts.port !== "" ? Number(opts.port) : opts.protocol === "https:" ? 443 : 80;
+    const allowed = options.allowlist.has(host, port);
     pickAddress(host, allowed, resolve).then(
       (address) => {
         const servername = opts.servername ?? (isIP(host) === 0 ? host : undefined);

@@ -62,3 +62,4 @@ export {
   routingProblems,
 } from "./routing-validation.js";
 export { compileRulePattern, MAX_PATTERN_LENGTH, type PatternCheck } from "./rule-pattern.js";
+export { isSensitiveHeader, withoutSensitiveHeaders } from "./sensitive-headers.js";

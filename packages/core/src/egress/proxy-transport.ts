@@ -7,7 +7,7 @@ import { ProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
 import type { ProxyProfile } from "./routing-document.js";
 
 /** Resolves and checks a target host (the egress guard); returns its addresses. */
-export type TargetCheck = (host: string) => Promise<readonly string[]>;
+export type TargetCheck = (host: string, port?: number) => Promise<readonly string[]>;
 
 /** How one proxy profile carries requests (the gateway's own) and tunnels (ffmpeg's CONNECT). */
 export interface ProxyTransport {
@@ -63,7 +63,7 @@ function httpTransport(proxy: URL, options: TransportOptions): ProxyTransport {
   return {
     dispatcher,
     async tunnel(host, port) {
-      await options.check(host);
+      await options.check(host, port);
       const authority = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
       const client = new Client(origin, { connect: { timeout: timeouts.connectMs } });
       try {
@@ -92,7 +92,7 @@ function socksTransport(proxy: URL, remoteDns: boolean, options: TransportOption
   const password = proxy.password === "" ? undefined : decodeURIComponent(proxy.password);
   const tls = buildConnector({ timeout: timeouts.connectMs });
   const tunnel = async (host: string, port: number): Promise<Socket> => {
-    const addresses = await options.check(host);
+    const addresses = await options.check(host, port);
     const destination = remoteDns || isIP(host) !== 0 ? host : addresses[0]!;
     try {
       const { socket } = await SocksClient.createConnection({

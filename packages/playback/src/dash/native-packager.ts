@@ -3,6 +3,7 @@ import { inspectInit } from "../mp4/inspect-init.js";
 import { loadMpd, resolveClockOffset } from "./fetcher/mpd-loader.js";
 import type { FetchContext } from "./fetcher/upstream-fetch.js";
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
+import { absurdMpdProblem } from "./inspection/timeline-check.js";
 import { listAvailableSegments } from "./manifest/segment-availability.js";
 import { planNativeRenditions } from "./native-support.js";
 import { ChannelPublication } from "./publisher/channel-publication.js";
@@ -82,6 +83,7 @@ export class NativePackager {
       egress: this.o.egress,
       channelId: this.o.channelId,
       headers: this.o.headers,
+      credentialOrigin: originOf(this.o.sourceUrl),
       signal: this.abort.signal,
     };
   }
@@ -93,6 +95,9 @@ export class NativePackager {
     if (!loaded.ok) return { ok: false, message: loaded.error.message };
     this.counters.mpd_refreshes += 1;
     const mpd = loaded.mpd;
+    // Broken for every engine, so no fallback: the session fails with the reason.
+    const absurd = absurdMpdProblem(mpd);
+    if (absurd !== undefined) return { ok: false, message: absurd };
     let clockOffsetMs = 0;
     if (mpd.type === "dynamic") {
       const clock = await resolveClockOffset(ctx, mpd, loaded.fetchedAtMs);
@@ -223,6 +228,11 @@ export class NativePackager {
       }
       failures = 0;
       this.counters.mpd_refreshes += 1;
+      const absurd = absurdMpdProblem(r.mpd);
+      if (absurd !== undefined) {
+        this.o.onFatal(absurd);
+        return;
+      }
       // ISO/IEC 23009-1 5.3.1.2: MPD.Location is where the next refresh comes from.
       url = r.mpd.locations[0] ?? url;
       this.snapshot = { mpd: r.mpd, clockOffsetMs: this.snapshot.clockOffsetMs };
@@ -297,4 +307,13 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     const t = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
   });
+}
+
+/** The origin of the channel source; "null" (matches nothing) when it does not parse. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "null";
+  }
 }

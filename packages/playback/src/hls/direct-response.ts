@@ -51,13 +51,14 @@ export function sendText(
   withCors: boolean,
   contentType: string,
   text: string,
+  extraHeaders: Record<string, string> = {},
 ): Response {
   const bytes = Buffer.from(text, "utf8");
   writeDirectHead(
     c,
     build,
     200,
-    { "content-type": contentType, "content-length": String(bytes.length) },
+    { ...extraHeaders, "content-type": contentType, "content-length": String(bytes.length) },
     withCors,
   );
   c.env.outgoing.end(bytes);

@@ -17,10 +17,11 @@ export function playlistResponse(
   outcome: PlaylistOutcome & { kind: "playlist" },
   stats: PlaybackStats,
   rt: { build: Build; withCors: boolean },
+  extraHeaders: Record<string, string> = {},
 ): Response {
   const text = renderPlaylist(outcome.compiled, request.prefix, request.query);
   stats.bytesOut += Buffer.byteLength(text);
-  return sendText(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, text);
+  return sendText(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, text, extraHeaders);
 }
 
 /**
@@ -47,5 +48,7 @@ export function upstreamOutcomeResponse(
       throw new GatewayError("forbidden", "upstream target not allowed");
     case "failed":
       throw new GatewayError("upstream_error", outcome.message);
+    case "invalid":
+      throw new GatewayError("invalid_request", outcome.message);
   }
 }

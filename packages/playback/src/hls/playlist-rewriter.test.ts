@@ -121,6 +121,16 @@ describe("playlist rewriter", () => {
     );
   });
 
+  it("drops a UTF-8 byte-order mark before #EXTM3U instead of rewriting the line as a URI", () => {
+    const c = compilePlaylist("\ufeff#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg.ts\n", {
+      baseUrl: "http://127.0.0.1:9/a/index.m3u8",
+      policy: "rewrite",
+      sign: (t) => `S(${t})`,
+    });
+    const out = renderPlaylist(c, "http://gw/v1/play/c/", "");
+    assert.ok(out.startsWith("#EXTM3U\n"), out);
+    assert.equal(c.refs.length, 1);
+  });
   it("reports target duration and end of list", () => {
     const live = compilePlaylist("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\na.ts\n", {
       baseUrl: BASE,

@@ -20,6 +20,8 @@ export interface CompiledPlaylist {
   readonly targetDurationSec: number | undefined;
   /** `#EXT-X-ENDLIST` seen: the playlist will not change (VOD or ended event). */
   readonly endList: boolean;
+  /** Media sequence number of the last segment (RFC 8216bis 4.4.3.2); undefined without segments. */
+  readonly lastMsn: number | undefined;
 }
 
 /** URIs of a kind a player fetches as a playlist, a key, or media. */
@@ -68,6 +70,8 @@ export function compilePlaylist(text: string, options: RewriteOptions): Compiled
   let targetDurationSec: number | undefined;
   let endList = false;
   let variantNext = false;
+  let mediaSequence = 0;
+  let segments = 0;
 
   /** Emits the replacement for one URI: a signed ref, or literal text. */
   const emitUri = (uri: string, kind: UriKind) => {
@@ -83,9 +87,12 @@ export function compilePlaylist(text: string, options: RewriteOptions): Compiled
     }
   };
 
-  const lines = text.split("\n");
+  // A UTF-8 byte-order mark before #EXTM3U (RFC 8216bis 4.1 forbids it, origins send it):
+  // dropped, else the first line would be read as a URI.
+  const body = text.startsWith("\ufeff") ? text.slice(1) : text;
+  const lines = body.split("\n");
   // A final "\n" yields an empty last element that must not add another one.
-  const last = lines.length - (text.endsWith("\n") ? 1 : 0);
+  const last = lines.length - (body.endsWith("\n") ? 1 : 0);
   for (let n = 0; n < last; n++) {
     const raw = lines[n]!;
     const cr = raw.endsWith("\r");
@@ -96,7 +103,10 @@ export function compilePlaylist(text: string, options: RewriteOptions): Compiled
       const tag = colon === -1 ? line.slice(1) : line.slice(1, colon);
       if (tag === "EXT-X-STREAM-INF") variantNext = true;
       else if (tag === "EXT-X-ENDLIST") endList = true;
-      else if (tag === "EXT-X-TARGETDURATION") {
+      else if (tag === "EXT-X-MEDIA-SEQUENCE") {
+        const value = Number(line.slice(colon + 1));
+        if (Number.isSafeInteger(value) && value >= 0) mediaSequence = value;
+      } else if (tag === "EXT-X-TARGETDURATION") {
         const value = Number(line.slice(colon + 1));
         if (Number.isFinite(value) && value > 0) targetDurationSec = value;
       }
@@ -119,13 +129,15 @@ export function compilePlaylist(text: string, options: RewriteOptions): Compiled
       const lead = line.length - line.trimStart().length;
       const uri = line.trim();
       literal += line.slice(0, lead);
+      if (!variantNext) segments += 1;
       emitUri(uri, variantNext ? "playlist" : "media");
       literal += line.slice(lead + uri.length) + eol;
       variantNext = false;
     }
   }
   pieces.push(literal);
-  return { pieces, refs, targetDurationSec, endList };
+  const lastMsn = segments === 0 ? undefined : mediaSequence + segments - 1;
+  return { pieces, refs, targetDurationSec, endList, lastMsn };
 }
 
 /**

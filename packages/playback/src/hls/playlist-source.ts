@@ -1,13 +1,14 @@
 import type { Channel } from "@svc/core/catalog";
 import { type Egress, readBodyCapped } from "@svc/core/egress";
 import type { PlaybackStats } from "../playback-stats.js";
+import { withDirectives } from "./ll-hls-directives.js";
 import {
   type CompiledPlaylist,
   compilePlaylist,
   looksLikePlaylist,
   type RewritePolicy,
 } from "./playlist-rewriter.js";
-import { channelRequestHeaders, PASSTHROUGH_STATUSES } from "./upstream-headers.js";
+import { channelRequestHeaders, PASSTHROUGH_STATUSES, UPSTREAM_CSP } from "./upstream-headers.js";
 
 /** What one upstream playlist fetch came to; shared by every viewer who asked for it. */
 export type PlaylistOutcome =
@@ -16,7 +17,9 @@ export type PlaylistOutcome =
   | { readonly kind: "bytes"; readonly bytes: Buffer; readonly headers: Record<string, string> }
   | { readonly kind: "status"; readonly status: 404 | 410 | 416; readonly contentRange?: string }
   | { readonly kind: "refused"; readonly message: string }
-  | { readonly kind: "failed"; readonly message: string };
+  | { readonly kind: "failed"; readonly message: string }
+  /** LL-HLS directives the request may not carry (400 `invalid_request`). */
+  | { readonly kind: "invalid"; readonly message: string };
 
 export interface PlaylistSource {
   /**
@@ -27,6 +30,15 @@ export interface PlaylistSource {
    * never cached (RFC 8216bis 6.2.5.2: each blocking reload wants a newer answer).
    */
   get(channel: Channel, url: string, blocking: boolean): Promise<PlaylistOutcome>;
+  /**
+   * The playlist at `url` as a request with LL-HLS `directives` (from `llHlsDirectives`)
+   * wants it. Every distinct `_HLS_msn` is a distinct upstream request that the cache
+   * cannot share, so directives are bound to the live edge last seen at `url`
+   * (RFC 8216bis 6.2.5.2): a sequence number already in the playlist is answered from
+   * the cache, one more than two past the edge is `invalid`, and only the next two are
+   * forwarded as blocking requests (shared by everyone asking the same).
+   */
+  getLive(channel: Channel, url: string, directives: string): Promise<PlaylistOutcome>;
   /** Upstream fetches made so far (for tests of fan-in through the status counters). */
   readonly fetches: number;
 }
@@ -38,6 +50,8 @@ const MASTER_TTL_MS = 2_000;
 const MAX_ENTRIES = 2_048;
 /** Bytes of playlist text held across all entries. */
 const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+/** RFC 8216bis 6.2.5.2: an `_HLS_msn` more than this past the last segment is a Bad Request. */
+const MSN_AHEAD_LIMIT = 2;
 
 interface Entry {
   readonly promise: Promise<PlaylistOutcome>;
@@ -52,8 +66,15 @@ export function createPlaylistSource(deps: {
   policy: RewritePolicy | "auto";
   sign: (channelId: string, target: string) => string;
   stats: PlaybackStats;
+  /** Where the channel's sensitive headers may go ({@link channelCredentialOrigin}). */
+  credentialOrigin: (channel: Channel) => string;
 }): PlaylistSource {
   const entries = new Map<string, Entry>();
+  /**
+   * Channel and playlist URL (without directives) → last media sequence number seen,
+   * or "ended" once the playlist carried EXT-X-ENDLIST.
+   */
+  const edges = new Map<string, number | "ended">();
   let cachedBytes = 0;
   let fetches = 0;
 
@@ -79,6 +100,7 @@ export function createPlaylistSource(deps: {
     const r = await deps.egress.request(url, {
       headers: channelRequestHeaders(channel),
       channelId: channel.id,
+      credentialOrigin: deps.credentialOrigin(channel),
     });
     if (!r.ok)
       return r.kind === "refused"
@@ -111,7 +133,10 @@ export function createPlaylistSource(deps: {
       return {
         kind: "bytes",
         bytes: body.bytes,
-        headers: typeof type === "string" ? { "content-type": type } : {},
+        headers: {
+          "content-security-policy": UPSTREAM_CSP,
+          ...(typeof type === "string" ? { "content-type": type } : {}),
+        },
       };
     }
     const text = body.bytes.toString("utf8");
@@ -123,7 +148,59 @@ export function createPlaylistSource(deps: {
     return { kind: "playlist", compiled, size: text.length * 2 };
   };
 
-  return {
+  const remember = (edgeKey: string, outcome: PlaylistOutcome) => {
+    if (outcome.kind !== "playlist" || outcome.compiled.lastMsn === undefined) return;
+    if (!edges.has(edgeKey) && edges.size >= MAX_ENTRIES) edges.delete(edges.keys().next().value!);
+    const seen = edges.get(edgeKey);
+    edges.set(
+      edgeKey,
+      outcome.compiled.endList
+        ? "ended"
+        : Math.max(typeof seen === "number" ? seen : 0, outcome.compiled.lastMsn),
+    );
+  };
+
+  const source: PlaylistSource = {
+    async getLive(channel, url, directives) {
+      const edgeKey = `${channel.id}\0${channel.revision}\0${url}`;
+      const msnText = /(?:^|&)_HLS_msn=(\d+)/.exec(directives)?.[1];
+      if (msnText === undefined) {
+        const plain = await source.get(channel, url, false);
+        remember(edgeKey, plain);
+        return directives === ""
+          ? plain
+          : source.get(channel, withDirectives(url, directives), true);
+      }
+      let edge = edges.get(edgeKey);
+      if (edge === undefined) {
+        const plain = await source.get(channel, url, false);
+        remember(edgeKey, plain);
+        edge = edges.get(edgeKey);
+        if (edge === undefined) return plain; // no media segments: nothing to block on
+      }
+      // 6.2.5.2: a playlist with EXT-X-ENDLIST will not change; directives are ignored.
+      if (edge === "ended") {
+        const plain = await source.get(channel, url, false);
+        remember(edgeKey, plain);
+        return plain;
+      }
+      const msn = Number(msnText);
+      if (msn > edge + MSN_AHEAD_LIMIT)
+        return {
+          kind: "invalid",
+          message: `_HLS_msn ${msn} is more than ${MSN_AHEAD_LIMIT} past the last segment (${edge})`,
+        };
+      const hasPart = /(?:^|&)_HLS_part=/.test(directives);
+      // Already in the playlist (whole, when no part is asked for): the shared answer holds it.
+      if (msn < edge || (msn === edge && !hasPart)) {
+        const plain = await source.get(channel, url, false);
+        remember(edgeKey, plain);
+        return plain;
+      }
+      const blocking = await source.get(channel, withDirectives(url, directives), true);
+      remember(edgeKey, blocking);
+      return blocking;
+    },
     get(channel, url, blocking) {
       const now = Date.now();
       const key = `${channel.id}\0${channel.revision}\0${url}`;
@@ -150,6 +227,7 @@ export function createPlaylistSource(deps: {
       return fetches;
     },
   };
+  return source;
 }
 
 function ttlOf(outcome: PlaylistOutcome): number {

@@ -79,6 +79,7 @@ describe("segment fan-in", () => {
       stats,
       budgetBytes: 1 << 20,
       maxEntryBytes: 1 << 20,
+      credentialOrigin: () => base,
     });
     const before = hits;
     const subs = Array.from({ length: 5 }, () => fanIn.join(channel, `${base}/seg.ts`));
@@ -105,6 +106,7 @@ describe("segment fan-in", () => {
       stats,
       budgetBytes: 100_000,
       maxEntryBytes: 1 << 20,
+      credentialOrigin: () => base,
     });
     const a = small.join(channel, `${base}/big.ts`);
     assert.equal((await a.outcome).kind, "solo");
@@ -118,6 +120,7 @@ describe("segment fan-in", () => {
       stats,
       budgetBytes: 1 << 20,
       maxEntryBytes: 1 << 20,
+      credentialOrigin: () => base,
     });
     const b = fanIn.join(channel, `${base}/chunked`);
     assert.equal((await b.outcome).kind, "solo");
@@ -132,6 +135,7 @@ describe("segment fan-in", () => {
       stats: createPlaybackStats(),
       budgetBytes: 1 << 20,
       maxEntryBytes: 1 << 20,
+      credentialOrigin: () => base,
     });
     const before = aborted;
     const subs = [fanIn.join(channel, `${base}/endless`), fanIn.join(channel, `${base}/endless`)];

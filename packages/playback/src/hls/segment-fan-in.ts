@@ -71,6 +71,8 @@ export function createSegmentFanIn(deps: {
   stats: PlaybackStats;
   budgetBytes: number;
   maxEntryBytes: number;
+  /** Where the channel's sensitive headers may go (`channelCredentialOrigin`). */
+  credentialOrigin: (channel: Channel) => string;
 }): SegmentFanIn {
   const inflight = new Map<string, Shared>();
   let held = 0;
@@ -92,6 +94,7 @@ export function createSegmentFanIn(deps: {
       headers: channelRequestHeaders(channel),
       signal: s.ac.signal,
       channelId: channel.id,
+      credentialOrigin: deps.credentialOrigin(channel),
     });
     const settle = (o: SharedOutcome): SharedOutcome => {
       if (o.kind !== "stream") {

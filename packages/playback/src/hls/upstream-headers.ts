@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { Channel } from "@svc/core/catalog";
+import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
 
 /** Sent when a channel has no `user_agent` of its own. */
 export const DEFAULT_USER_AGENT = "svc-gateway/0.1";
@@ -19,6 +19,21 @@ export function channelRequestHeaders(channel: Channel): Record<string, string> 
   return out;
 }
 
+/**
+ * The one origin that receives the channel's sensitive headers (issue 12 item 4): its
+ * source's scheme, host and port. "null" (the opaque origin, RFC 6454 6.2) when the
+ * source is unknown, so that no origin matches.
+ */
+export function channelCredentialOrigin(channel: Channel, catalog: ChannelCatalog): string {
+  const source = resolveChannelSource(channel, catalog);
+  if (source === undefined) return "null";
+  try {
+    return new URL(source).origin;
+  } catch {
+    return "null";
+  }
+}
+
 /** Spec "Playback" 3: upstream headers a media answer keeps (a 206 keeps all of them). */
 const KEPT = [
   "content-type",
@@ -29,8 +44,15 @@ const KEPT = [
   "last-modified",
 ];
 
+/**
+ * Every `u/` answer relays bytes and a `Content-Type` chosen upstream: a hostile
+ * `text/html` or SVG must not run as a page of the gateway's origin (issue 12 item 8).
+ * CSP `sandbox` (CSP3 "sandbox" directive) gives it an opaque origin with scripts off.
+ */
+export const UPSTREAM_CSP = "sandbox; default-src 'none'";
+
 export function keptResponseHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = { "content-security-policy": UPSTREAM_CSP };
   for (const name of KEPT) {
     const v = headers[name];
     if (typeof v === "string") out[name] = v;

@@ -4,20 +4,23 @@ import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlaybackRuntime, PlayRequest } from "../playback-runtime.js";
 import { alreadySent, pipeBody, readFirstChunk, writeDirectHead } from "./direct-response.js";
-import { llHlsDirectives, withDirectives } from "./ll-hls-directives.js";
+import { llHlsDirectives } from "./ll-hls-directives.js";
 import { playlistResponse, upstreamOutcomeResponse } from "./playlist-answer.js";
 import { compilePlaylist, looksLikePlaylist } from "./playlist-rewriter.js";
 import { effectivePolicy } from "./playlist-source.js";
 import {
+  channelCredentialOrigin,
   channelRequestHeaders,
   isAmbiguousType,
   isPlaylistType,
   keptResponseHeaders,
   PASSTHROUGH_STATUSES,
+  UPSTREAM_CSP,
 } from "./upstream-headers.js";
 import { targetExtension } from "./upstream-signer.js";
 
 const PLAYLIST_EXTENSIONS = new Set([".m3u8", ".m3u"]);
+const SANDBOXED = { "content-security-policy": UPSTREAM_CSP };
 
 /**
  * `GET …/u/{upstream}` after the signature check (spec "Playback" 3). Playlists
@@ -33,12 +36,9 @@ export async function serveUpstream(
 ): Promise<Response> {
   const directives = llHlsDirectives((n) => c.req.query(n));
   if (directives !== "" || PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
-    const outcome = await rt.playlists.get(
-      req.channel,
-      withDirectives(target, directives),
-      directives !== "",
-    );
-    if (outcome.kind === "playlist") return playlistResponse(c, req, outcome, rt.stats, rt);
+    const outcome = await rt.playlists.getLive(req.channel, target, directives);
+    if (outcome.kind === "playlist")
+      return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
     return upstreamOutcomeResponse(c, outcome, rt.stats);
   }
   const range = c.req.header("range");
@@ -65,6 +65,7 @@ async function fetchAndRelay(
     headers,
     signal: ac.signal,
     channelId: req.channel.id,
+    credentialOrigin: channelCredentialOrigin(req.channel, rt.options.catalog),
   });
   if (!r.ok) {
     if (r.kind === "aborted") return alreadySent(499);
@@ -154,7 +155,14 @@ async function relay(
       policy: effectivePolicy(rt.options.config.egress.playlist_policy, req.channel),
       sign: (t) => rt.signer.sign(req.channel.id, t),
     });
-    return playlistResponse(c, req, { kind: "playlist", compiled, size: 0 }, rt.stats, rt);
+    return playlistResponse(
+      c,
+      req,
+      { kind: "playlist", compiled, size: 0 },
+      rt.stats,
+      rt,
+      SANDBOXED,
+    );
   }
   if (c.env.outgoing.destroyed) {
     r.body.destroy();

@@ -46,83 +46,89 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (s) s.bytesOut += bytes;
   };
 
-  return {
-    async index(c, req) {
-      const session = o.sessions.open(req.channel);
-      if (!session) throw new GatewayError("not_ready", "channel is not running");
-      const signal = clientSignal(c);
-      if (!(await session.whenReady(START_WAIT_MS, signal)))
-        throw notReady(session.lastError === null ? "channel is starting" : "channel is not ready");
-      const packager = session.packager;
-      if (packager?.folder !== undefined) {
-        const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
-        count(session, r.bytes);
-        return r.response;
-      }
-      const text = packager?.publication?.master();
-      if (text === undefined) throw notReady("channel is starting");
-      const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
-      count(session, Buffer.byteLength(body));
-      return c.body(body, 200, {
-        "Content-Type": PLAYLIST_CONTENT_TYPE,
-        "Cache-Control": PLAYLIST_CACHE,
-      });
-    },
+  return { index, live };
 
-    async live(c, req, file) {
-      const current = o.sessions.get(req.channel.id);
-      if (current?.engine === "ffmpeg" || (!current && isFolderPlaylist(file)))
-        return folderLive(c, req, file);
-      const lf = parseLiveFile(file);
-      if (!lf) throw new GatewayError("not_found", "no such file");
-      const url = new URL(c.req.url);
-      const g = url.searchParams.get("g");
-      const session = lf.kind === "playlist" ? o.sessions.open(req.channel) : current;
-      if (!session) {
-        if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
-        throw gone();
+  async function index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {
+    const session = o.sessions.open(req.channel);
+    if (!session) throw new GatewayError("not_ready", "channel is not running");
+    const signal = clientSignal(c);
+    if (!(await waitReady(session, req, signal)))
+      throw notReady(
+        session.state === "failed"
+          ? "channel session failed (its reason is last_error in the session status)"
+          : session.lastError === null
+            ? "channel is starting"
+            : "channel is not ready",
+      );
+    const packager = session.packager;
+    if (packager?.folder !== undefined) {
+      const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
+      count(session, r.bytes);
+      return r.response;
+    }
+    const text = packager?.publication?.master();
+    if (text === undefined) throw notReady("channel is starting");
+    const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
+    count(session, Buffer.byteLength(body));
+    return c.body(body, 200, {
+      "Content-Type": PLAYLIST_CONTENT_TYPE,
+      "Cache-Control": PLAYLIST_CACHE,
+    });
+  }
+
+  async function live(c: Context<AppEnv>, req: PlayRequest, file: string): Promise<Response> {
+    const current = o.sessions.get(req.channel.id);
+    if (current?.engine === "ffmpeg" || (!current && isFolderPlaylist(file)))
+      return folderLive(c, req, file);
+    const lf = parseLiveFile(file);
+    if (!lf) throw new GatewayError("not_found", "no such file");
+    const url = new URL(c.req.url);
+    const g = url.searchParams.get("g");
+    const session = lf.kind === "playlist" ? o.sessions.open(req.channel) : current;
+    if (!session) {
+      if (lf.kind === "playlist") throw new GatewayError("not_ready", "channel is not running");
+      throw gone();
+    }
+    session.touch();
+    const signal = clientSignal(c);
+    if (lf.kind === "playlist" && !(await waitReady(session, req, signal)))
+      throw notReady("channel is starting");
+    const pub = session.packager?.publication;
+    if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
+    const window = pub.windows.get(lf.rendition);
+    if (g !== null && g !== pub.generation) {
+      // Spec "Playback" 2: a changed generation redirects when the file maps to the current one.
+      if (window && mapsToCurrent(lf, window)) {
+        const keep = [...url.searchParams]
+          .filter(([k]) => k.startsWith("_HLS_"))
+          .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+          .join("");
+        return c.body(null, 307, {
+          Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
+          "Cache-Control": PLAYLIST_CACHE,
+        });
       }
-      session.touch();
-      const signal = clientSignal(c);
-      if (lf.kind === "playlist" && !(await session.whenReady(START_WAIT_MS, signal)))
-        throw notReady("channel is starting");
-      const pub = session.packager?.publication;
-      if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
-      const window = pub.windows.get(lf.rendition);
-      if (g !== null && g !== pub.generation) {
-        // Spec "Playback" 2: a changed generation redirects when the file maps to the current one.
-        if (window && mapsToCurrent(lf, window)) {
-          const keep = [...url.searchParams]
-            .filter(([k]) => k.startsWith("_HLS_"))
-            .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
-            .join("");
-          return c.body(null, 307, {
-            Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
-            "Cache-Control": PLAYLIST_CACHE,
-          });
-        }
-        throw gone();
+      throw gone();
+    }
+    if (!window) throw new GatewayError("not_found", "no such rendition");
+    switch (lf.kind) {
+      case "playlist":
+        return playlist(c, req, session, window, url.searchParams, signal);
+      case "map": {
+        const bytes = window.maps.get(lf.index);
+        if (!bytes) throw new GatewayError("not_found", "no such initialization section");
+        return media(c, session, window, bytes);
       }
-      if (!window) throw new GatewayError("not_found", "no such rendition");
-      switch (lf.kind) {
-        case "playlist":
-          return playlist(c, req, session, window, url.searchParams, signal);
-        case "map": {
-          const bytes = window.maps.get(lf.index);
-          if (!bytes) throw new GatewayError("not_found", "no such initialization section");
-          return media(c, session, window, bytes);
-        }
-        case "segment": {
-          const f = window.segmentFile(lf.msn);
-          if (f.kind === "bytes") return media(c, session, window, f.bytes);
-          if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
-          throw new GatewayError("not_found", "segment left the window");
-        }
-        case "part":
-          return part(c, session, window, lf.msn, lf.part, signal);
+      case "segment": {
+        const f = window.segmentFile(lf.msn);
+        if (f.kind === "bytes") return media(c, session, window, f.bytes);
+        if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
+        throw new GatewayError("not_found", "segment left the window");
       }
-    },
-  };
+      case "part":
+        return part(c, req, session, window, lf.msn, lf.part, signal);
+    }
+  }
 
   /** `live/{file}` of a session of the compatibility engine (files in a folder). */
   async function folderLive(c: Context<AppEnv>, req: PlayRequest, file: string) {
@@ -133,7 +139,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       throw gone();
     }
     session.touch();
-    if (playlistFile && !(await session.whenReady(START_WAIT_MS, clientSignal(c))))
+    if (playlistFile && !(await waitReady(session, req, clientSignal(c))))
       throw notReady("channel is starting");
     const packager = session.packager;
     if (packager?.folder === undefined)
@@ -160,14 +166,20 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (d.msn !== undefined && pub) {
       // RFC 8216bis 6.2.5.2: hold the request until the playlist holds msn/part.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
-      for (;;) {
-        const decision = decideBlockingReload(d, window.edge());
-        if (decision.action === "reject")
-          throw new GatewayError("invalid_request", decision.error.message);
-        if (decision.action === "respond") break;
-        const left = deadline - Date.now();
-        if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
-        await pub.nextChange(left, signal);
+      let release: (() => void) | undefined;
+      try {
+        for (;;) {
+          const decision = decideBlockingReload(d, window.edge());
+          if (decision.action === "reject")
+            throw new GatewayError("invalid_request", decision.error.message);
+          if (decision.action === "respond") break;
+          const left = deadline - Date.now();
+          if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
+          release ??= req.park?.();
+          await pub.nextChange(left, signal);
+        }
+      } finally {
+        release?.();
       }
     }
     if (signal.aborted) return c.body(null, 204);
@@ -185,6 +197,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
 
   async function part(
     c: Context<AppEnv>,
+    req: PlayRequest,
     session: RuntimeSession,
     window: RenditionWindow,
     msn: number,
@@ -196,16 +209,22 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       // RFC 8216bis 6.2.6: a preload-hinted part is answered as soon as it is being
       // written, its bytes streamed as they arrive (clear content), else once complete.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
-      while (
-        f.kind === "future" &&
-        session.packager?.publication?.windows.get(window.name) === window
-      ) {
-        if (window.growingPart(msn, index) !== undefined)
-          return streamPart(c, session, window, msn, index, deadline, signal);
-        const left = deadline - Date.now();
-        if (left <= 0 || signal.aborted) break;
-        await window.nextGrowth(Math.min(left, 1000));
-        f = window.partFile(msn, index);
+      let release: (() => void) | undefined;
+      try {
+        while (
+          f.kind === "future" &&
+          session.packager?.publication?.windows.get(window.name) === window
+        ) {
+          if (window.growingPart(msn, index) !== undefined)
+            return streamPart(c, session, window, msn, index, deadline, signal);
+          const left = deadline - Date.now();
+          if (left <= 0 || signal.aborted) break;
+          release ??= req.park?.();
+          await window.nextGrowth(Math.min(left, 1000));
+          f = window.partFile(msn, index);
+        }
+      } finally {
+        release?.();
       }
     }
     if (f.kind === "bytes") return media(c, session, window, f.bytes);
@@ -279,6 +298,25 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         "Cache-Control": IMMUTABLE,
       },
     );
+  }
+}
+
+/**
+ * Waits (up to 30 s) for a starting session's first publication. Only a real wait takes
+ * one of the client's parked places; a ready or failed session answers at once.
+ */
+async function waitReady(
+  session: RuntimeSession,
+  req: PlayRequest,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (await session.whenReady(0, signal)) return true;
+  if (session.state === "failed" || session.stopping()) return false;
+  const release = req.park?.();
+  try {
+    return await session.whenReady(START_WAIT_MS, signal);
+  } finally {
+    release?.();
   }
 }
 

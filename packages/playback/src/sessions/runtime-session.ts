@@ -1,6 +1,8 @@
 import type { Channel } from "@svc/core/catalog";
+import { isSensitiveHeader } from "@svc/core/egress";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import { chooseEngine } from "./engine-choice.js";
+import { createScrubber } from "./ffmpeg/secret-scrubber.js";
 import type { Packager, PackagerContext, SessionEngines } from "./packager.js";
 import { canTransition, restartBackoffMs, type SessionState } from "./session-states.js";
 
@@ -67,6 +69,7 @@ export class RuntimeSession {
   private stalledSince = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private listeners = new Set<() => void>();
+  private scrub: ((text: string) => string) | undefined;
 
   constructor(
     readonly channel: Channel,
@@ -100,7 +103,14 @@ export class RuntimeSession {
 
   private error(message: string): void {
     this.errors += 1;
-    this.lastError = message;
+    // `last_error` is shown to every reader of /v1/status: URLs lose their userinfo and
+    // query (signed source URLs carry tokens there), header secrets their values.
+    this.scrub ??= createScrubber(
+      Object.entries(this.deps.headers(this.channel))
+        .filter(([name]) => isSensitiveHeader(name))
+        .map(([, value]) => value),
+    );
+    this.lastError = this.scrub(message);
   }
 
   /** Starts a packager (a new generation) and follows it to `running` or `failed`. */

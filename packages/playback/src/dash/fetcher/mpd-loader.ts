@@ -1,7 +1,7 @@
 import type { Mpd } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
 import { clockOffsetFromUtcTiming, utcTimingUrls } from "../manifest/utc-timing.js";
-import { type FetchContext, fetchBytes } from "./upstream-fetch.js";
+import { describeRefusal, type FetchContext, fetchBytes } from "./upstream-fetch.js";
 
 /** Why an MPD could not be used; `element` names the MPD element when parsing failed. */
 export interface MpdLoadError {
@@ -25,7 +25,10 @@ export async function loadMpd(
   deadlineMs: number,
 ): Promise<MpdLoadResult> {
   const r = await fetchBytes(ctx, url, { maxBytes, deadlineMs });
-  if (!r.ok) return { ok: false, error: { kind: "fetch", message: `MPD: ${r.message}` } };
+  if (!r.ok) {
+    const why = r.kind === "refused" ? describeRefusal(url, r.message) : r.message;
+    return { ok: false, error: { kind: "fetch", message: `MPD: ${why}` } };
+  }
   const parsed = parseMpd(r.bytes, { url: r.url, maxBytes });
   if (!parsed.ok) {
     return {

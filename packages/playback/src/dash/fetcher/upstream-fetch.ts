@@ -7,6 +7,11 @@ export interface FetchContext {
   readonly egress: Egress;
   readonly channelId: string;
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The channel source's origin: the only one its sensitive headers go to (issue 12
+   * item 4). Unset: the origin of each URL fetched (for a fetch of the source itself).
+   */
+  readonly credentialOrigin?: string;
   /** Aborts every request of the session at once (session stop). */
   readonly signal: AbortSignal;
 }
@@ -77,6 +82,7 @@ export async function openUpstream(
     headers: ctx.headers,
     signal: abort.signal,
     channelId: ctx.channelId,
+    ...(ctx.credentialOrigin === undefined ? {} : { credentialOrigin: ctx.credentialOrigin }),
   });
   if (!r.ok) {
     done();
@@ -116,4 +122,18 @@ export async function fetchBytes(
   } finally {
     r.done();
   }
+}
+
+/**
+ * "the egress guard refused host:port (why); …": names the host, never the path or
+ * query (which may carry tokens), and where the exemption is configured.
+ */
+export function describeRefusal(url: string, why: string): string {
+  let host = "the target";
+  try {
+    host = new URL(url).host;
+  } catch {
+    // an unparsable URL is named generically
+  }
+  return `the egress guard refused ${host} (${why}); security.allowed_hosts lists exempted hosts`;
 }

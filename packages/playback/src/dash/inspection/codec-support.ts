@@ -28,7 +28,9 @@ export function codecFourCc(codec: string): string {
  * segment, and guessing a fallback from absent metadata would be worse.
  */
 export function passthroughProblem(rep: Representation): string | undefined {
-  const mime = rep.mimeType?.trim().toLowerCase() ?? "";
+  // RFC 6838 4.3: parameters (`video/mp4; profiles="cmfc"`, or without the ";" as the
+  // standard's own CMAF example G.19 writes it) refine the type; the type decides fMP4.
+  const mime = rep.mimeType?.trim().split(/[;\s]/)[0]?.toLowerCase() ?? "";
   if (mime === "video/mp2t" || mime === "audio/mp2t")
     return `Representation ${rep.id} is MPEG-TS in DASH (${mime}); the native engine packages fMP4 only`;
   if (mime !== "" && !/^(video|audio)\/mp4$/.test(mime))

@@ -57,6 +57,52 @@ const rows: Row[] = [
     native: true,
   },
   {
+    name: "mimeType with parameters (ISO/IEC 23009-1 G.19 CMAF) is fMP4",
+    xml: clear(video({ mime: "video/mp4; profiles='cmfc'" }) + audio({})),
+    native: true,
+  },
+  {
+    name: "mimeType with parameters but no ';', as example G.19 writes it",
+    xml: clear(video({ mime: "video/mp4 profiles='cmfc'" }) + audio({})),
+    native: true,
+  },
+  {
+    name: "$SubNumber$ template (G.26) is reported, not judged native",
+    xml: clear(
+      video({
+        segments: `<SegmentTemplate timescale="1000" duration="2000" media="$RepresentationID$/$Number$_$SubNumber$.m4s" initialization="$RepresentationID$/init.mp4"/>`,
+      }),
+    ),
+    native: false,
+    reason: ["Representation v1 uses $SubNumber$"],
+  },
+  {
+    name: "live timeline with overlapping S entries (G.22) is caught",
+    xml: clear(
+      video({
+        segments: `<SegmentTemplate timescale="90000" media="$RepresentationID$/$Number$.m4s" initialization="$RepresentationID$/init.mp4">
+        <SegmentTimeline><S t="0" d="180000" r="4"/><S t="720000" d="180000"/></SegmentTimeline>
+      </SegmentTemplate>`,
+      }),
+    ),
+    native: false,
+    reason: ["S[1]@t=720000 overlaps the previous segments (ending at 900000)"],
+  },
+  {
+    name: "subtitle Representation without @bandwidth is not published, so it does not matter",
+    xml: clear(
+      video({}) +
+        `<AdaptationSet contentType="text" mimeType="text/vtt" lang="en"><Representation id="t1"><BaseURL>subs.vtt</BaseURL></Representation></AdaptationSet>`,
+    ),
+    native: true,
+  },
+  {
+    name: "a published Representation without @bandwidth is reported",
+    xml: clear(video({}).replace(' bandwidth="2000000"', "")),
+    native: false,
+    reason: ["Representation v1 has no @bandwidth"],
+  },
+  {
     name: "SegmentList",
     xml: clear(video({ segments: SEGMENT_LIST }) + audio({})),
     native: false,

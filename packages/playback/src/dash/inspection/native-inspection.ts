@@ -1,5 +1,7 @@
-import type { Mpd, MpdError, Representation } from "../manifest/mpd-model.js";
+import { urlForReport } from "../../probes/url-for-report.js";
+import type { Mpd, MpdError, Period, Representation } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
+import { listAvailableSegments } from "../manifest/segment-availability.js";
 import {
   type SelectionPreferences,
   selectRepresentations,
@@ -7,6 +9,7 @@ import {
 import { passthroughProblem } from "./codec-support.js";
 import type { NativeInspection } from "./inspection-model.js";
 import { normalizeKid, type ProtectedTrack, protectionProblems } from "./protection-check.js";
+import { absurdAddressing, timelineOverlap } from "./timeline-check.js";
 
 /** What the inspection needs besides the MPD. */
 export interface InspectionOptions extends SelectionPreferences {
@@ -16,15 +19,22 @@ export interface InspectionOptions extends SelectionPreferences {
    * missing key is no reason to change engine).
    */
   readonly keyKids?: Iterable<string> | "any";
+  /** The clock of the dry run that lists the first segments (default: now). */
+  readonly nowMs?: number;
 }
 
 /** Why the native engine cannot address a representation's segments (5.3.9). */
 function addressingProblem(rep: Representation): string | undefined {
   const a = rep.addressing;
-  if (a.kind === "template")
-    return a.template.initialization === undefined
-      ? `Representation ${rep.id} has a SegmentTemplate without @initialization (self-initialising segments)`
-      : undefined;
+  if (a.kind === "template") {
+    if (a.template.initialization === undefined)
+      return `Representation ${rep.id} has a SegmentTemplate without @initialization (self-initialising segments)`;
+    // 5.3.9.4.4: $SubNumber$ addresses Segment Sequences (parts of one segment), which the
+    // engine does not enumerate; expanding it empty would build wrong URLs.
+    if (/\$SubNumber(%0\d+d)?\$/.test(a.template.media))
+      return `Representation ${rep.id} uses $SubNumber$ (segment sequences), which the native engine does not address`;
+    return timelineOverlap(rep);
+  }
   switch (a.scheme) {
     case "SegmentList":
       return `Representation ${rep.id} uses SegmentList addressing`;
@@ -34,6 +44,27 @@ function addressingProblem(rep: Representation): string | undefined {
     case "none":
       return `Representation ${rep.id} declares no segment information`;
   }
+}
+
+/**
+ * A dry run of what the session will do first: list the newest segments and build their
+ * URLs. A Representation the rules above accept but whose listing fails (or leaves an
+ * identifier unexpanded) would be judged native and then fail in the session.
+ */
+function listingProblem(
+  mpd: Mpd,
+  period: Period,
+  rep: Representation,
+  nowMs: number,
+): string | undefined {
+  if (absurdAddressing(rep) !== undefined) return undefined; // the session reports it
+  const listed = listAvailableSegments(mpd, period, rep, { nowMs, maxSegments: 3 });
+  if (!listed.ok)
+    return `Representation ${rep.id}: its segments cannot be listed (${listed.error.message})`;
+  const unexpanded = listed.value.segments.find((s) => s.url.includes("$"));
+  if (unexpanded !== undefined)
+    return `Representation ${rep.id}: segment URL ${urlForReport(unexpanded.url)} keeps a template identifier`;
+  return undefined;
 }
 
 /**
@@ -59,8 +90,14 @@ export function inspectNativeSupport(mpd: Mpd, opts: InspectionOptions = {}): Na
     if (chosen.length === 0)
       problems.push(`Period ${period.id} has no video or audio Representation to publish`);
     for (const track of chosen) {
-      const p = addressingProblem(track.rep) ?? passthroughProblem(track.rep);
+      const p =
+        addressingProblem(track.rep) ??
+        passthroughProblem(track.rep) ??
+        listingProblem(mpd, period, track.rep, opts.nowMs ?? Date.now());
       if (p !== undefined) problems.push(p);
+      // A published rendition needs BANDWIDTH= (RFC 8216bis 4.4.6.2); others may omit it.
+      if (track.rep.bandwidth === 0)
+        problems.push(`Representation ${track.rep.id} has no @bandwidth`);
     }
     tracks.push(...chosen);
   }

@@ -170,12 +170,14 @@ export function readAdaptationSet(el: XmlElement, parent: InheritedContext): Res
     });
     const id = repEl.attrs.id;
     if (id === undefined || id === "") return fail("Representation@id is required");
+    // 5.3.5.2: @bandwidth is mandatory, yet subtitle and thumbnail Representations in the
+    // wild omit it. An absent value reads as 0 and the inspection refuses it only on a
+    // Representation the engine publishes (where BANDWIDTH= needs it); a present but
+    // malformed value is still an error.
     const bandwidth =
-      repEl.attrs.bandwidth === undefined ? undefined : parseUnsigned(repEl.attrs.bandwidth);
+      repEl.attrs.bandwidth === undefined ? 0 : parseUnsigned(repEl.attrs.bandwidth);
     if (bandwidth === undefined)
-      return fail(
-        `Representation@bandwidth is required (got ${repEl.attrs.bandwidth ?? "nothing"})`,
-      );
+      return fail(`Representation@bandwidth "${repEl.attrs.bandwidth}" is not an unsigned integer`);
     const repBase = resolveBaseUrl(ctx.value.base, repEl);
     if (!repBase.ok) return repBase;
     const repCtx = descendSegmentInfo(repEl, ctx.value, repBase.value);

@@ -228,10 +228,16 @@ describe("parseMpd: errors are values naming the element", () => {
       /@duration/,
     ],
     [
-      "missing bandwidth",
-      set('<SegmentTemplate media="$Number$" duration="1"/>', 'id="r"'),
+      "malformed bandwidth",
+      set('<SegmentTemplate media="$Number$" duration="1"/>', 'id="r" bandwidth="fast"'),
       "AdaptationSet/Representation",
       /bandwidth/,
+    ],
+    [
+      "template width beyond 32",
+      set('<SegmentTemplate media="$Number%0100000000d$" duration="1"/>'),
+      "AdaptationSet/Representation",
+      /SegmentTemplate@media: format width 100000000 of \$Number\$ exceeds the maximum of 32/,
     ],
     [
       "bad KID",
@@ -264,6 +270,42 @@ describe("parseMpd: errors are values naming the element", () => {
       assert.match(r.error.message, message);
     });
   }
+});
+
+describe("parseMpd: lenient where the engine does not need the value (corpus findings)", () => {
+  const wrap = (root: string, set: string) =>
+    `<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT4S">${root}<Period>${set}</Period></MPD>`;
+  const tpl = '<SegmentTemplate media="$Number$.m4s" initialization="i.mp4" duration="1"/>';
+  it("reads a Representation without @bandwidth as 0", () => {
+    const r = parseMpd(
+      wrap("", `<AdaptationSet mimeType="text/vtt">${tpl}<Representation id="s"/></AdaptationSet>`),
+      { url: URL_ },
+    );
+    assert.ok(r.ok);
+    assert.equal(r.value.periods[0]?.adaptationSets[0]?.representations[0]?.bandwidth, 0);
+  });
+  it('reads frameRate="30.0" as 30 fps', () => {
+    const r = parseMpd(
+      wrap(
+        "",
+        `<AdaptationSet mimeType="video/mp4" frameRate="30.0">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`,
+      ),
+      { url: URL_ },
+    );
+    assert.ok(r.ok);
+    assert.equal(r.value.periods[0]?.adaptationSets[0]?.representations[0]?.frameRate?.fps, 30);
+  });
+  it("skips an empty <UTCTiming/>", () => {
+    const r = parseMpd(
+      wrap(
+        "<UTCTiming/>",
+        `<AdaptationSet mimeType="video/mp4">${tpl}<Representation id="v" bandwidth="1"/></AdaptationSet>`,
+      ),
+      { url: URL_ },
+    );
+    assert.ok(r.ok);
+    assert.deepEqual(r.value.utcTimings, []);
+  });
 });
 
 describe("parseMpd: byte ceiling", () => {

@@ -104,6 +104,9 @@ export function mpdFromTree(root: XmlElement, url: string): Result<Mpd> {
 
   const utc: UtcTiming[] = [];
   for (const el of childrenNamed(root, "UTCTiming")) {
+    // An empty <UTCTiming/> names no clock: skip it like an unknown scheme (the engine
+    // falls back to its own clock) instead of refusing the MPD.
+    if (el.attrs.schemeIdUri === undefined) continue;
     const t = readUtcTiming(el);
     if (!t.ok) return t;
     utc.push(t.value);

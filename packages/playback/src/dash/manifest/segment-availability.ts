@@ -179,7 +179,7 @@ function withInit(
 ): RepresentationSegments {
   const base = { segments, availabilityTimeComplete: tpl.availabilityTimeComplete };
   if (tpl.initialization === undefined) return base;
-  const init = compileTemplate(tpl.initialization);
+  const init = compileTemplate(tpl.initialization, "SegmentTemplate", "initialization");
   if (!init.ok) return base;
   const ref = expandTemplate(init.value, { representationId: rep.id, bandwidth: rep.bandwidth });
   return { ...base, initializationUrl: resolveSegmentUrl(rep.baseUrl, ref) };

@@ -122,7 +122,7 @@ export function finalizeSegmentTemplate(
   const media = compileTemplate(fields.media, element);
   if (!media.ok) return media;
   if (fields.initialization !== undefined) {
-    const init = compileTemplate(fields.initialization, element);
+    const init = compileTemplate(fields.initialization, element, "initialization");
     if (!init.ok) return init;
     if (init.value.uses.has("Number") || init.value.uses.has("Time")) {
       return fail("SegmentTemplate@initialization must not use $Number$ or $Time$");

@@ -55,6 +55,38 @@ describe("compileTemplate: invalid templates are errors", () => {
       }
     });
   }
+  it("accepts a width up to 32 and refuses a wider one, naming the attribute", () => {
+    assert.ok(compileTemplate("$Number%032d$.m4s").ok);
+    assert.ok(compileTemplate("$Time%0032d$.m4s").ok);
+    const wide: [string, "media" | "initialization", RegExp][] = [
+      [
+        "$Number%033d$.m4s",
+        "media",
+        /SegmentTemplate@media: format width 33 of \$Number\$ exceeds the maximum of 32/,
+      ],
+      [
+        "$RepresentationID%0100000000d$/init.mp4",
+        "initialization",
+        /SegmentTemplate@initialization: format width 100000000 /,
+      ],
+      [
+        `$Number%0${"9".repeat(400)}d$`,
+        "media",
+        /SegmentTemplate@media: format width 999999999999… /,
+      ],
+    ];
+    for (const [tpl, attribute, message] of wide) {
+      const started = Date.now();
+      const c = compileTemplate(tpl, "Representation[v1]", attribute);
+      assert.equal(c.ok, false);
+      if (!c.ok) {
+        assert.equal(c.error.element, "Representation[v1]");
+        assert.match(c.error.message, message);
+        assert.ok(c.error.message.length < 200, "the message does not repeat a huge width");
+      }
+      assert.ok(Date.now() - started < 50);
+    }
+  });
   it("records which identifiers a template uses", () => {
     const c = compileTemplate("$RepresentationID$/$Time$");
     assert.ok(c.ok);

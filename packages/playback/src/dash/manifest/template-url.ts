@@ -34,12 +34,20 @@ export interface TemplateValues {
 }
 
 /**
- * Parse a SegmentTemplate@media/@initialization string.
+ * Widest `%0<width>d` format tag accepted. A 20-digit $Number$ or $Time$ already spans
+ * every 64-bit value; a wider tag only builds absurdly long URLs (a width of 10^8 would
+ * expand to a 100 MB string per segment), so it is refused when the template is compiled.
+ */
+export const MAX_TEMPLATE_WIDTH = 32;
+
+/**
+ * Parse a SegmentTemplate@media/@initialization string; `attribute` names it in errors.
  * @example compileTemplate('seg-$Number%05d$.m4s')
  */
 export function compileTemplate(
   source: string,
   element = "SegmentTemplate",
+  attribute: "media" | "initialization" = "media",
 ): Result<CompiledTemplate> {
   const tokens: TemplateToken[] = [];
   const uses = new Set<TemplateIdentifier>();
@@ -72,11 +80,30 @@ export function compileTemplate(
         error: { element, message: `unknown template identifier "$${body}$" in "${source}"` },
       };
     }
+    // Compare the digits' length first: Number("0".repeat(9) + "1".repeat(400)) is Infinity.
+    const widthDigits = m[2]?.replace(/^0+(?=\d)/, "");
+    if (
+      widthDigits !== undefined &&
+      (widthDigits.length > 2 || Number(widthDigits) > MAX_TEMPLATE_WIDTH)
+    ) {
+      const shown = widthDigits.length > 12 ? `${widthDigits.slice(0, 12)}…` : widthDigits;
+      return {
+        ok: false,
+        error: {
+          element,
+          message: `SegmentTemplate@${attribute}: format width ${shown} of $${m[1]}$ exceeds the maximum of ${MAX_TEMPLATE_WIDTH}`,
+        },
+      };
+    }
     if (literal) tokens.push({ kind: "literal", text: literal });
     literal = "";
     const id = m[1] as TemplateIdentifier;
     uses.add(id);
-    tokens.push({ kind: "identifier", id, width: m[2] === undefined ? 0 : Number(m[2]) });
+    tokens.push({
+      kind: "identifier",
+      id,
+      width: widthDigits === undefined ? 0 : Number(widthDigits),
+    });
   }
   if (literal) tokens.push({ kind: "literal", text: literal });
   if (uses.has("Number") && uses.has("Time")) {

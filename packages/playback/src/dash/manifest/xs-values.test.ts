@@ -46,7 +46,11 @@ describe("parseFrameRate", () => {
     ["30000/1001", 30000 / 1001],
     ["50/2", 25],
     ["30/0", undefined],
-    ["29.97", undefined],
+    // Not a FrameRateType, but written by packagers: read as a decimal (issue 12 item 11).
+    ["29.97", 29.97],
+    ["30.0", 30],
+    ["30.", undefined],
+    ["-30", undefined],
   ];
   for (const [input, want] of cases)
     it(input, () => assert.equal(parseFrameRate(input)?.fps, want));

@@ -73,7 +73,16 @@ export function parseDouble(text: string): number | undefined {
  * @example parseFrameRate('30000/1001')?.fps // 29.97002997002997
  */
 export function parseFrameRate(text: string): FrameRate | undefined {
-  const m = /^(\d+)(?:\/([1-9]\d*))?$/.exec(text.trim());
+  const t = text.trim();
+  // Not a FrameRateType, but written by real packagers ("30.0", "29.97"): read as a decimal
+  // rather than reject a whole MPD over a value only the master playlist's FRAME-RATE uses.
+  const decimal = /^(\d{1,6})\.(\d{1,6})$/.exec(t);
+  if (decimal) {
+    const denominator = 10 ** decimal[2]!.length;
+    const numerator = Number(decimal[1]) * denominator + Number(decimal[2]);
+    return { numerator, denominator, fps: numerator / denominator };
+  }
+  const m = /^(\d+)(?:\/([1-9]\d*))?$/.exec(t);
   if (!m || m[1] === undefined) return undefined;
   const numerator = Number(m[1]);
   const denominator = m[2] === undefined ? 1 : Number(m[2]);

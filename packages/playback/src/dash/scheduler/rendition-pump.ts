@@ -1,6 +1,11 @@
 import { type InitInfo, parseInit } from "../../mp4/init-parser.js";
 import { inspectFragment } from "../../mp4/inspect-fragment.js";
-import { type FetchContext, fetchBytes, openUpstream } from "../fetcher/upstream-fetch.js";
+import {
+  describeRefusal,
+  type FetchContext,
+  fetchBytes,
+  openUpstream,
+} from "../fetcher/upstream-fetch.js";
 import type { Mpd } from "../manifest/mpd-model.js";
 import {
   createSequenceState,
@@ -160,6 +165,9 @@ async function fetchInit(
   { ok: true; bytes: Buffer; init: InitInfo } | { ok: false; message: string; fatal?: true }
 > {
   const r = await fetchBytes(o.ctx, url, { maxBytes: o.maxInitBytes, deadlineMs: 15_000 });
+  // The guard refuses by address, so every later try would be refused too: fatal.
+  if (!r.ok && r.kind === "refused")
+    return { ok: false, fatal: true, message: `init segment: ${describeRefusal(url, r.message)}` };
   if (!r.ok) return { ok: false, message: `init segment: ${r.message}` };
   o.counters.bytes_in += r.bytes.length;
   const t = o.transform.init(r.bytes);
@@ -195,6 +203,9 @@ async function pumpSegment(
   const s = next.segment;
   const deadline = Math.max(15_000, s.durationSec * 4000 + 10_000);
   const opened = await openUpstream(o.ctx, s.url, deadline);
+  // A refused segment host stays refused: the packager gives up (the session fails with it).
+  if (!opened.ok && opened.kind === "refused")
+    throw new Error(`segment ${s.number}: ${describeRefusal(s.url, opened.message)}`);
   if (!opened.ok) {
     if (
       opened.kind === "status" &&

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { EventEmitter, once } from "node:events";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { decryptingRewrite } from "./decrypting-relay.js";
 import {
   buildFfmpegArgs,
@@ -30,7 +30,7 @@ import {
   restartDelayMs,
 } from "./restart-backoff.js";
 import { createScrubber, keySpellings } from "./secret-scrubber.js";
-import { sessionDir } from "./session-paths.js";
+import { sessionDir, sessionsRoot } from "./session-paths.js";
 import { registerSession, type StoppableSession, unregisterSession } from "./shutdown-registry.js";
 import { StderrTail } from "./stderr-tail.js";
 
@@ -381,7 +381,11 @@ export async function startFfmpegSession(
       error: "decryption keys are applied by the egress proxy, and there is none",
     };
   try {
-    await mkdir(dir.value, { recursive: true, mode: 0o750 });
+    // Owner only (issue 12 item 8): the folder holds decrypted media and ffmpeg's logs.
+    // `mode` applies to folders mkdir creates; ones left by an older version are tightened.
+    await mkdir(dir.value, { recursive: true, mode: 0o700 });
+    for (let d = dir.value; d.startsWith(sessionsRoot(opts.dataDir)); d = dirname(d))
+      await chmod(d, 0o700);
     if (opts.layout !== undefined) {
       // The master stays for the session's life: the media playlist names do not change
       // across runs. Written whole (temp + rename): serveSessionFile never sees half of it.
