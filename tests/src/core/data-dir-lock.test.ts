@@ -74,13 +74,14 @@ for (const build of ["full", "lite"] as Build[]) {
     it("tightens an existing data_dir to 0700", async () => {
       const dir = tempDir(`svc-mode-${build}-`);
       const data = join(dir, "data");
+      let gw: GatewayProcess | undefined;
       try {
         mkdirSync(data);
         chmodSync(data, 0o755);
-        const gw = await startGateway(build, config, { dir });
+        gw = await startGateway(build, config, { dir });
         assert.equal(statSync(data).mode & 0o777, 0o700);
-        await gw.stop();
       } finally {
+        await gw?.stop();
         rmSync(dir, { recursive: true, force: true });
       }
     });
