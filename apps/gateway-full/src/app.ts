@@ -9,6 +9,7 @@ import {
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
 import type { GatewayConfig } from "@svc/core/config";
+import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
@@ -45,6 +46,8 @@ export async function composeFull(
   { config, log }: { config: GatewayConfig; log: Logger },
   options: ComposeFullOptions = {},
 ): Promise<ComposedGateway> {
+  // First: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
+  if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
   const info = readBuildInfo();
   const keys = resolveSigningKeys(config);
   const sessionTokens = createSessionTokens({

@@ -9,6 +9,7 @@ import {
 import type { ComposedGateway } from "@svc/core/boot";
 import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
+import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
@@ -36,6 +37,8 @@ export async function composeLite({
   config: GatewayConfig;
   log: Logger;
 }): Promise<ComposedGateway> {
+  // First: claim data_dir before anything reads or writes it (generated keys, ffmpeg reaping).
+  if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
   const keys = resolveSigningKeys(config);
   const accounts = createStaticDirectory(accountsFromConfig(config));
   const tokens = createSessionTokens({

@@ -48,7 +48,7 @@ const NO_SESSIONS: SessionControl = {
   stop: async () => false,
 };
 
-/** Retention purge cadence of the playback access log. */
+/** Retention purge cadence of the playback access log and the API-token audit log. */
 const PURGE_INTERVAL_MS = 3_600_000;
 
 export interface AdminStateOptions {
@@ -142,9 +142,13 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     egressConfig: createEgressStore(db, config, options.egress.routes),
     guideActive: options.guideActive ?? (() => false),
   };
+  // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
   const purge = () => {
-    const deleted = ctx.accessLog.purge(ctx.settings.current().accessLogRetentionDays);
+    const days = ctx.settings.current().accessLogRetentionDays;
+    const deleted = ctx.accessLog.purge(days);
     if (deleted > 0) log.info({ deleted }, "access log retention purge");
+    const audit = ctx.usage.purge(days);
+    if (audit > 0) log.info({ deleted: audit }, "API token audit retention purge");
   };
   purge();
   const timer = setInterval(purge, PURGE_INTERVAL_MS);

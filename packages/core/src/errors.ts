@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   // Named by the API-token rules (spec "Admin API tokens": denial reasons).
   route_not_available: 403,
   session_required: 403,
+  missing_scope: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

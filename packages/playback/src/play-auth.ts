@@ -73,7 +73,9 @@ export function createPlaybackAuthorizer(deps: {
         throw new GatewayError("unauthorized", "a session or preview token is required");
       }
       const claims = await verify(token);
-      const account = claims === undefined ? undefined : deps.accounts.find(claims.username);
+      // Bound to the stable account key: a token never follows its username to another account.
+      const account =
+        claims === undefined ? undefined : deps.accounts.byConfigUsername(claims.accountKey);
       if (
         claims === undefined ||
         account === undefined ||

@@ -112,11 +112,11 @@ describe("full: admin API tokens", () => {
       const ok = await requestJson(url(c.allow[1]), { method: c.allow[0], token: t.token });
       assert.equal(ok.status, c.allow[2], `${c.scope} ${c.allow[1]}: ${ok.text}`);
       const no = await requestJson(url(c.deny[1]), { method: c.deny[0], token: t.token });
-      assertError(no, 403, "forbidden");
+      assertError(no, 403, "missing_scope");
       assert.match(no.body.error.message, /scope/);
       // read is not implied by any other scope, not even for /v1/me.
       if (c.scope !== "read")
-        assertError(await requestJson(url("/v1/me"), { token: t.token }), 403, "forbidden");
+        assertError(await requestJson(url("/v1/me"), { token: t.token }), 403, "missing_scope");
     }
   });
 

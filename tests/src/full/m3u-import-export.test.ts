@@ -224,17 +224,22 @@ describe("M3U import and export", () => {
     assertError(await importM3u({ content: 5 }), 400, "invalid_request");
     assertError(await importM3u({ content: "#EXTM3U", extra: true }), 400, "invalid_request");
     assertError(await api("/v1/admin/import/m3u", { body: "{not json" }), 400, "invalid_request");
-    // Invalid UTF-8 inside the JSON string: decoded with replacement characters, still a preview.
-    const raw = Buffer.concat([
-      Buffer.from('{"content":"#EXTM3U\\n#EXTINF:-1,Bad '),
-      Buffer.from([0xff, 0xfe, 0xc3]),
-      Buffer.from('\\nhttp://127.0.0.1:9/bad.m3u8\\n#EXTINF:-1 tvg-id=\\"x,\\n\\u0000\\n"}'),
-    ]);
-    const res = await fetch(`${full.base}/v1/admin/import/m3u`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${full.admin}`, "content-type": "application/json" },
-      body: raw,
-    });
+    // Issue 12 item 9: a body that is not UTF-8 is 400, never stored with replacement characters.
+    const post = (bad: number[]) =>
+      fetch(`${full.base}/v1/admin/import/m3u`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${full.admin}`, "content-type": "application/json" },
+        body: Buffer.concat([
+          Buffer.from('{"content":"#EXTM3U\\n#EXTINF:-1,Bad '),
+          Buffer.from(bad),
+          Buffer.from('\\nhttp://127.0.0.1:9/bad.m3u8\\n#EXTINF:-1 tvg-id=\\"x,\\n\\u0000\\n"}'),
+        ]),
+      });
+    const refused = await post([0xff, 0xfe, 0xc3]);
+    assert.equal(refused.status, 400, await refused.clone().text());
+    assert.equal(((await refused.json()) as any).error.code, "invalid_request");
+    // The same hostile playlist in valid UTF-8 (a NUL escape, a broken attribute) still previews.
+    const res = await post([0xc3, 0xa9]);
     assert.equal(res.status, 200, await res.clone().text());
     const body = (await res.json()) as { entries: { action: string; title: string }[] };
     assert.equal(body.entries[0]!.action, "create");

@@ -253,14 +253,14 @@ describe("full: probes", () => {
     assertError(await probe("no-such-channel"), 404, "not_found");
     const hitsBefore = origin.hits.length;
     const { token: noRefresh } = await createApiToken(f.base, f.admin, ["read", "write", "delete"]);
-    assertError(await probe("hls-ok", noRefresh), 403, "forbidden");
+    assertError(await probe("hls-ok", noRefresh), 403, "missing_scope");
     assertError(
       await sourceProbe(
         { title: "x", ingress: "hls", source_url: `${origin.url}/live/index.m3u8` },
         noRefresh,
       ),
       403,
-      "forbidden",
+      "missing_scope",
     );
     assertError(await probe("hls-ok", await f.viewer()), 403, "forbidden");
     assert.equal(origin.hits.length, hitsBefore);

@@ -14,12 +14,21 @@ export function ed25519Pair(): { privatePem: string; publicPem: string; privateK
 /** Signs a session-shaped JWT with the gateway's real algorithm and arbitrary times. */
 export async function signSession(
   key: KeyObject,
-  claims: { sub: string; role: string; channels?: string[]; rev?: number; kind?: string },
+  claims: {
+    sub: string;
+    role: string;
+    channels?: string[];
+    rev?: number;
+    kind?: string;
+    /** The stable account key (the config username); defaults to `sub`. */
+    acct?: string;
+  },
   times: { iat: number; nbf: number; exp: number },
   options: { iss?: string; aud?: string } = {},
 ): Promise<string> {
   return new SignJWT({
     kind: claims.kind ?? "session",
+    acct: claims.acct ?? claims.sub,
     role: claims.role,
     channels: claims.channels ?? [],
     rev: claims.rev ?? 0,

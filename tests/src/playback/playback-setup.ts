@@ -56,7 +56,14 @@ export async function mintPreviewToken(
   const pem = readFileSync(join(dataDir, "auth", "ed25519.pem"), "utf8");
   const key = await importPKCS8(pem, "EdDSA");
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ kind: "preview", role: "admin", channels: [channelId], rev: 0 })
+  // `acct`: the stable account key (the config username) sessions and previews are bound to.
+  return new SignJWT({
+    kind: "preview",
+    acct: username,
+    role: "admin",
+    channels: [channelId],
+    rev: 0,
+  })
     .setProtectedHeader({ alg: "EdDSA", typ: "JWT" })
     .setIssuer("svc")
     .setAudience("svc")

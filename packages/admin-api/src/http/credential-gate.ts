@@ -43,7 +43,9 @@ export function credentialGate(deps: CredentialGateDeps): MiddlewareHandler<Admi
       throw new GatewayError("unauthorized", "a bearer credential is required");
     const claims = await deps.sessions.verify(bearer);
     // Spec "Credential types": preview tokens are rejected by every management endpoint.
-    const account = claims?.kind === "session" ? deps.accounts.find(claims.username) : undefined;
+    // Bound to the stable account key: a token never follows its username to another account.
+    const account =
+      claims?.kind === "session" ? deps.accounts.byConfigUsername(claims.accountKey) : undefined;
     if (
       claims === undefined ||
       account === undefined ||
@@ -79,13 +81,16 @@ async function tokenRequest(
   };
   const decision = decideTokenAccess(check, spec);
   if (!decision.allow) {
-    deps.usage.record({
+    const entry = {
       ...base,
-      decision: "deny",
+      decision: "deny" as const,
       status: decision.error.status,
       reason: decision.reason,
       createdAt: Date.now(),
-    });
+    };
+    // A bearer matching no token comes from anyone: recorded within a budget, then folded.
+    if (check.token === undefined) deps.usage.recordUnknown(entry);
+    else deps.usage.record(entry);
     deps.onDenied?.(decision.reason);
     throw decision.error;
   }

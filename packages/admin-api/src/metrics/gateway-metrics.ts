@@ -21,6 +21,40 @@ export interface GatewayMetrics {
 }
 
 /**
+ * prom-client's default metrics name three gauges `…_total`, a suffix the
+ * Prometheus naming rules keep for counters (`promtool check metrics` warns:
+ * "non-counter metrics should not have "_total" suffix"). Each is replaced by a
+ * gauge with the same value under a name without the suffix; the per-type
+ * gauges (`svc_nodejs_active_handles{type}`, …) already own the plain names.
+ */
+const RENAMED_GAUGES = [
+  ["svc_nodejs_active_handles_total", "svc_nodejs_handles_active", "Active libuv handles"],
+  ["svc_nodejs_active_requests_total", "svc_nodejs_requests_active", "Active libuv requests"],
+  [
+    "svc_nodejs_active_resources_total",
+    "svc_nodejs_resources_active",
+    "Active resources keeping the event loop alive",
+  ],
+] as const;
+
+function renameTotalGauges(registry: Registry): void {
+  for (const [from, to, help] of RENAMED_GAUGES) {
+    const original = registry.getSingleMetric(from);
+    if (original === undefined) continue;
+    registry.removeSingleMetric(from);
+    new Gauge({
+      name: to,
+      help,
+      registers: [registry],
+      async collect() {
+        const { values } = await original.get();
+        this.set(values[0]?.value ?? 0);
+      },
+    });
+  }
+}
+
+/**
  * The Prometheus registry of the full build. Labels are route templates
  * (`/p/:token/playlist.m3u`), never raw paths, so no key or token becomes a label.
  */
@@ -30,6 +64,7 @@ export function createGatewayMetrics(sources: {
 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  renameTotalGauges(registry);
   const requests = new Counter({
     name: "svc_http_requests_total",
     help: "HTTP requests by method, route template and status",

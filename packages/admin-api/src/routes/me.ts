@@ -1,6 +1,6 @@
 import { loginResponse } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
-import { clientAddress, readJsonBody } from "@svc/core/http";
+import { clientAddress, rateLimitSubject, readJsonBody } from "@svc/core/http";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, principalOf } from "../admin-context.js";
@@ -42,7 +42,7 @@ export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
     if (p.kind !== "session")
       throw new GatewayError("session_required", "this route needs an admin login session");
     // Spec "Limits": the login limiter, keyed by username plus client IP.
-    const key = `cred:${p.account.username}:${clientAddress(c)}`;
+    const key = `cred:${p.account.configUsername}:${rateLimitSubject(clientAddress(c))}`;
     if (!ctx.limiter.take(key)) {
       throw new GatewayError("too_many_requests", "too many credential changes", {
         headers: { "Retry-After": String(ctx.limiter.retryAfterSec(key)) },

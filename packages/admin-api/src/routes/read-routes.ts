@@ -20,12 +20,16 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
   app.get("/v1/channels", (c) => {
-    const only = channelRestriction(principalOf(c));
+    const p = principalOf(c);
+    const only = channelRestriction(p);
     const base = requestBase(ctx, c);
+    // Source credentials are for administrators: an admin session or an admin API
+    // token (which reads the same through /v1/admin/channels) sees the stored value.
+    const redact = p.kind === "session" && p.account.role !== "admin";
     const channels = ctx.channels
       .list()
       .filter((ch) => only === null || only.has(ch.id))
-      .map((ch) => renderListedChannel(ch, base));
+      .map((ch) => renderListedChannel(ch, base, redact));
     return c.json({ channels });
   });
 

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { GatewayError } from "../errors.js";
-import { clientAddress } from "../http/client-address.js";
+import { clientAddress, rateLimitSubject } from "../http/client-address.js";
 import { readJsonBody } from "../http/json-body.js";
 import type { AppEnv } from "../http/types.js";
 import type { RateLimiter } from "./login-limiter.js";
-import { verifyPassword } from "./passwords.js";
+import { decoyHash, verifyPassword } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";
 import type { Account, AccountDirectory } from "./users.js";
 
@@ -27,14 +27,17 @@ export function createLoginRoute(deps: {
   const app = new Hono<AppEnv>();
   app.post("/v1/auth/login", async (c) => {
     const ip = clientAddress(c);
-    if (!deps.limiter.take(`login:${ip}`)) {
+    // Spec "Limits": per client IP; an IPv6 client is its /64 (see rateLimitSubject).
+    const key = `login:${rateLimitSubject(ip)}`;
+    if (!deps.limiter.take(key)) {
       throw new GatewayError("too_many_requests", "too many login attempts", {
-        headers: { "Retry-After": String(deps.limiter.retryAfterSec(`login:${ip}`)) },
+        headers: { "Retry-After": String(deps.limiter.retryAfterSec(key)) },
       });
     }
     const body = await readJsonBody(c, loginBody);
     const account = deps.accounts.find(body.username);
-    const ok = await verifyPassword(body.password, account?.passwordHash);
+    const decoy = decoyHash(deps.accounts.list().map((a) => a.passwordHash));
+    const ok = await verifyPassword(body.password, account?.passwordHash, decoy);
     if (!ok || account === undefined) {
       c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
       throw new GatewayError("unauthorized", "invalid username or password");
@@ -47,10 +50,11 @@ export function createLoginRoute(deps: {
 /**
  * The body of a successful login, also answered by a credential change (spec:
  * "same shape as login with a fresh token"): a new session bound to the
- * account's current credential revision.
+ * account's stable key and its current credential revision.
  */
 export async function loginResponse(tokens: SessionTokens, account: Account) {
   const issued = await tokens.issueSession({
+    accountKey: account.configUsername,
     username: account.username,
     role: account.role,
     channels: account.channelIds,

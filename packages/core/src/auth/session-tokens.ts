@@ -11,6 +11,12 @@ export const PREVIEW_TTL_SEC = 300;
 export interface SessionClaims {
   readonly kind: "session" | "preview";
   readonly username: string;
+  /**
+   * The stable account key (the account's username in the config file), claim
+   * `acct`. Verification looks the account up by it, never by `sub`: usernames
+   * move with renames, and another account may later hold an old one.
+   */
+  readonly accountKey: string;
   readonly role: string;
   /** Channel restriction: null means every channel. A preview covers exactly one. */
   readonly channels: readonly string[] | null;
@@ -39,13 +45,14 @@ export interface SessionTokenOptions {
  */
 export interface SessionTokens {
   issueSession(user: {
+    accountKey: string;
     username: string;
     role: string;
     channels: readonly string[];
     authRevision: number;
   }): Promise<IssuedToken>;
   issuePreview(
-    user: { username: string; role: string; authRevision: number },
+    user: { accountKey: string; username: string; role: string; authRevision: number },
     channelId: string,
   ): Promise<IssuedToken>;
   /** Resolves to the claims, or undefined for any invalid, expired or foreign token. */
@@ -78,13 +85,25 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
     issueSession: (user) =>
       sign(
         user.username,
-        { kind: "session", role: user.role, channels: [...user.channels], rev: user.authRevision },
+        {
+          kind: "session",
+          acct: user.accountKey,
+          role: user.role,
+          channels: [...user.channels],
+          rev: user.authRevision,
+        },
         ttlSec,
       ),
     issuePreview: (user, channelId) =>
       sign(
         user.username,
-        { kind: "preview", role: user.role, channels: [channelId], rev: user.authRevision },
+        {
+          kind: "preview",
+          acct: user.accountKey,
+          role: user.role,
+          channels: [channelId],
+          rev: user.authRevision,
+        },
         PREVIEW_TTL_SEC,
       ),
     async verify(token) {
@@ -94,18 +113,24 @@ export function createSessionTokens(options: SessionTokenOptions): SessionTokens
           issuer: options.issuer,
           audience: options.audience,
           clockTolerance: CLOCK_SKEW_SEC,
+          // Spec "Session signing" 4: time claims are enforced, `iat` included. With
+          // maxTokenAge jose refuses an `iat` later than now + skew, and a token older
+          // than the longest lifetime this gateway issues.
+          maxTokenAge: Math.max(ttlSec, PREVIEW_TTL_SEC),
           requiredClaims: ["exp", "iat", "nbf", "sub", "jti"],
         });
         const kind = payload.kind;
         const channels = payload.channels;
         if (kind !== "session" && kind !== "preview") return undefined;
         if (typeof payload.role !== "string" || typeof payload.rev !== "number") return undefined;
+        if (typeof payload.acct !== "string" || payload.acct === "") return undefined;
         if (!Array.isArray(channels) || !channels.every((c) => typeof c === "string"))
           return undefined;
         if (kind === "preview" && channels.length !== 1) return undefined;
         return {
           kind,
           username: payload.sub!,
+          accountKey: payload.acct,
           role: payload.role,
           channels: kind === "preview" || channels.length > 0 ? (channels as string[]) : null,
           authRevision: payload.rev,

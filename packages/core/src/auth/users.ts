@@ -13,9 +13,14 @@ export interface Account {
   readonly authRevision: number;
 }
 
-/** Looks accounts up by their current username. */
+/** Looks accounts up by their current username, or by their stable key. */
 export interface AccountDirectory {
   find(username: string): Account | undefined;
+  /**
+   * Account by the username it has in the config file: the stable account key
+   * sessions are bound to (a rename changes `username`, never this).
+   */
+  byConfigUsername(configUsername: string): Account | undefined;
   list(): readonly Account[];
 }
 
@@ -34,5 +39,10 @@ export function accountsFromConfig(config: GatewayConfig): Account[] {
 /** A fixed directory over a list of accounts. */
 export function createStaticDirectory(accounts: readonly Account[]): AccountDirectory {
   const byName = new Map(accounts.map((a) => [a.username, a]));
-  return { find: (username) => byName.get(username), list: () => accounts };
+  const byKey = new Map(accounts.map((a) => [a.configUsername, a]));
+  return {
+    find: (username) => byName.get(username),
+    byConfigUsername: (key) => byKey.get(key),
+    list: () => accounts,
+  };
 }

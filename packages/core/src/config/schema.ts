@@ -17,6 +17,9 @@ export function parseListen(s: string): { host: string; port: number } | undefin
   return { host: (m[1] ?? m[2])!, port };
 }
 
+/** Shortest accepted `security.signing_key`: 256 bits, the HMAC-SHA256 output size. */
+export const SIGNING_KEY_MIN_BYTES = 32;
+
 /** A timeout in milliseconds: 100 ms .. 5 min. */
 const timeoutMs = v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(300_000));
 
@@ -92,7 +95,18 @@ export const configSchema = v.strictObject({
     cors_origins: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
     max_playlist_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 8388608),
     max_body_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 1048576),
-    signing_key: v.optional(v.string(), ""),
+    // HMAC-SHA256 key of u/ URLs and viewer leases: at least as long as the hash
+    // output (RFC 2104 3: shorter keys weaken it); empty means a generated one.
+    signing_key: v.optional(
+      v.pipe(
+        v.string(),
+        v.check(
+          (s) => s === "" || Buffer.byteLength(s, "utf8") >= SIGNING_KEY_MIN_BYTES,
+          `must be at least ${SIGNING_KEY_MIN_BYTES} bytes (empty: a generated key)`,
+        ),
+      ),
+      "",
+    ),
   }),
   observe: section({
     enabled: v.optional(v.boolean(), true),

@@ -1,4 +1,4 @@
-export { clientAddress, isLoopbackAddress } from "./client-address.js";
+export { clientAddress, isLoopbackAddress, rateLimitSubject } from "./client-address.js";
 export { createBaseApp } from "./create-app.js";
 export { errorResponse } from "./error-handler.js";
 export { createHealthRoutes, type Readiness } from "./health-routes.js";

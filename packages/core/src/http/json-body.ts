@@ -2,11 +2,13 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { problemsFromIssues } from "../config/problems.js";
 import { GatewayError } from "../errors.js";
+import { parseStrictJson } from "./strict-json.js";
 import type { AppEnv } from "./types.js";
 
 /**
  * Reads a JSON body and validates it with a valibot schema. Malformed JSON,
- * a wrong content type or a schema failure answer 400 `invalid_request` naming
+ * bytes that are not UTF-8, a key given twice (see {@link parseStrictJson}), a
+ * wrong content type or a schema failure answer 400 `invalid_request` naming
  * the first offending field.
  */
 export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv = AppEnv>(
@@ -17,14 +19,9 @@ export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv =
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw new GatewayError("invalid_request", "request body must be application/json");
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await c.req.text());
-  } catch (err) {
-    if (err instanceof GatewayError) throw err;
-    throw new GatewayError("invalid_request", "request body is not valid JSON");
-  }
-  const parsed = v.safeParse(schema, raw, { abortEarly: false });
+  const body = parseStrictJson(new Uint8Array(await c.req.arrayBuffer()));
+  if (!body.ok) throw new GatewayError("invalid_request", body.message);
+  const parsed = v.safeParse(schema, body.value, { abortEarly: false });
   if (!parsed.success) {
     const first = problemsFromIssues(parsed.issues)[0];
     const message =

@@ -1,8 +1,11 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
  * One record per API-token request, allowed or denied. No foreign key: the
- * token id and prefix snapshots outlive the token.
+ * token id and prefix snapshots outlive the token. Denials of unknown tokens
+ * (`token_id` "") are budgeted and folded (services/api-tokens/unknown-token-fold.ts);
+ * the two partial indexes let the listing take the newest of each kind apart.
  */
 export const apiTokenAudit = sqliteTable(
   "api_token_audit",
@@ -21,5 +24,9 @@ export const apiTokenAudit = sqliteTable(
     reason: text("reason"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("api_token_audit_created_idx").on(t.createdAt)],
+  (t) => [
+    index("api_token_audit_created_idx").on(t.createdAt),
+    index("api_token_audit_known_idx").on(t.id).where(sql`${t.tokenId} != ''`),
+    index("api_token_audit_unknown_idx").on(t.id).where(sql`${t.tokenId} = ''`),
+  ],
 );

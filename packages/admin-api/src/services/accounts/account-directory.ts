@@ -5,8 +5,6 @@ import { credentialOverrides } from "../../db/schema/index.js";
 
 /** The full build's accounts: `auth.users` with the stored overrides applied. */
 export interface MutableAccountDirectory extends AccountDirectory {
-  /** Account by the username it has in the config file. */
-  byConfigUsername(configUsername: string): Account | undefined;
   /** Replaces one account after its override was committed. */
   replace(account: Account): void;
 }

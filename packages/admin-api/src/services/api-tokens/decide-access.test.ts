@@ -91,6 +91,8 @@ describe("API token access decisions over the route table", () => {
       if (d.allow) return;
       assert.equal(d.reason, want);
       assert.equal(d.error.status, status);
+      // Issue 12 item 10: a 403 answers with the audit reason as its code.
+      assert.equal(d.error.code, status === 403 ? want : "unauthorized");
     });
   }
 

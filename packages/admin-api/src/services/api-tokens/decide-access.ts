@@ -32,8 +32,8 @@ const deny = (reason: DenialReason, error: GatewayError): TokenDecision => ({
  * What an API token may do on a route-table row (undefined: a path or method
  * the table does not have). In order: the token's own state (401), session-only
  * rows (`session_required`), rows outside the 43-route registry
- * (`route_not_available`), then the row's scope (`missing_scope`, code
- * `forbidden`). Scopes are independent: none implies another.
+ * (`route_not_available`), then the row's scope (`missing_scope`, the same
+ * code as the audit reason, like `session_required` and `route_not_available`). Scopes are independent: none implies another.
  */
 export function decideTokenAccess(
   check: ApiTokenCheck,
@@ -57,7 +57,7 @@ export function decideTokenAccess(
   if (!check.token.scopes.includes(spec.scope)) {
     return deny(
       "missing_scope",
-      new GatewayError("forbidden", `API token lacks the "${spec.scope}" scope`),
+      new GatewayError("missing_scope", `API token lacks the "${spec.scope}" scope`),
     );
   }
   return { allow: true, token: check.token };

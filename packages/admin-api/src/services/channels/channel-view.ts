@@ -32,8 +32,37 @@ export function channelPlayUrl(base: string, id: string): string {
   return `${base}/v1/play/${encodeURIComponent(id)}/index.m3u8`;
 }
 
-/** The channel-list entry of the spec ("Fields returned by the channel list"). */
-export function renderListedChannel(c: Channel, base: string) {
+/**
+ * A source address as a non-admin reader sees it: scheme, host, port and path,
+ * without userinfo, query string or fragment, where origins commonly carry
+ * credentials (`user:pass@`, `?token=`, signed-URL parameters). An unparsable
+ * value gives "".
+ */
+export function redactSourceUrl(url: string): string {
+  if (url === "") return "";
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString();
+  } catch {
+    return "";
+  }
+}
+
+/** An upstream-relative `path` without its query string or fragment. */
+function redactSourcePath(path: string): string {
+  return path.replace(/[?#].*$/s, "");
+}
+
+/**
+ * The channel-list entry of the spec ("Fields returned by the channel list").
+ * `redactSource`: for non-admin readers, `source_url` and `path` lose
+ * credentials and query strings ({@link redactSourceUrl}).
+ */
+export function renderListedChannel(c: Channel, base: string, redactSource = false) {
   return {
     id: c.id,
     title: c.title,
@@ -45,9 +74,9 @@ export function renderListedChannel(c: Channel, base: string) {
     ingress: c.ingress,
     on_demand: c.on_demand,
     autostart: c.autostart,
-    source_url: c.source_url,
+    source_url: redactSource ? redactSourceUrl(c.source_url) : c.source_url,
     upstream: c.upstream,
-    path: c.path,
+    path: redactSource ? redactSourcePath(c.path) : c.path,
     disabled: c.disabled,
     prefer_height: c.prefer_height,
     preferred_audio_languages: c.preferred_audio_languages,

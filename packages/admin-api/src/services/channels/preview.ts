@@ -22,7 +22,12 @@ export async function issuePreview(
     throw new GatewayError("forbidden", "the account that created this API token no longer exists");
   }
   return ctx.sessionTokens.issuePreview(
-    { username: account.username, role: account.role, authRevision: account.authRevision },
+    {
+      accountKey: account.configUsername,
+      username: account.username,
+      role: account.role,
+      authRevision: account.authRevision,
+    },
     channelId,
   );
 }

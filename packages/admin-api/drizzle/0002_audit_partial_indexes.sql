@@ -1,0 +1,2 @@
+CREATE INDEX `api_token_audit_known_idx` ON `api_token_audit` (`id`) WHERE "api_token_audit"."token_id" != '';--> statement-breakpoint
+CREATE INDEX `api_token_audit_unknown_idx` ON `api_token_audit` (`id`) WHERE "api_token_audit"."token_id" = '';
