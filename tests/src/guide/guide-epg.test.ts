@@ -3,7 +3,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { gunzipSync, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gunzipSync, gzip, gzipSync } from "node:zlib";
 import { assertError, type FullGateway, startFull } from "../full/full-fixture.js";
 import { startGateway, tempDir } from "../harness/gateway-process.js";
 import { requestJson } from "../harness/http-client.js";
@@ -369,11 +370,10 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     origin.routes.set("/xxe.xml", { body: EXTERNAL_ENTITY });
     // 128 MiB of valid, repetitive XMLTV, well under 1 MiB on the wire.
     const unit = Buffer.from('<channel id="x"><display-name>a</display-name></channel>\n');
-    const bomb = gzipSync(
+    // Compressed off the event loop: a blocked test process would lose its keep-alive sockets.
+    const bomb = await promisify(gzip)(
       Buffer.concat([Buffer.from("<tv>"), Buffer.alloc(128 * 1_048_576, unit)]),
-      {
-        level: 9,
-      },
+      { level: 9 },
     );
     origin.routes.set("/bomb.xml.gz", { body: bomb });
     for (const id of ["laughs", "xxe", "bomb"]) {
