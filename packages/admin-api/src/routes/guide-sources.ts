@@ -82,7 +82,7 @@ export function createGuideSourceRoutes(ctx: AdminContext): Hono<AdminEnv> {
           status: m?.status ?? "unmatched",
           ...(m?.match === undefined ? {} : { match: m.match }),
           candidates: m?.candidates ?? [],
-          logo_candidates: guide.logoCandidates(ch),
+          logo_candidates: guide.logoCandidates(ch, byChannel),
         };
       }),
     });

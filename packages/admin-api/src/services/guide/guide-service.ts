@@ -175,7 +175,6 @@ export function createGuideService(deps: GuideServiceDeps) {
     epg(base: string) {
       const byChannel = matches();
       const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
-      const repos = config.guide.logo_repositories;
       return {
         etag: epgFingerprint(base),
         body: renderEpg({
@@ -186,19 +185,20 @@ export function createGuideService(deps: GuideServiceDeps) {
             return g === undefined || g === null ? [] : data.programmes(sourceId, g, xmltvId);
           },
           logoUrl: (ch, m) =>
-            logoCandidates(ch, m, repos).length > 0 &&
-            (ch.logo_url !== "" || (m?.match?.icon ?? "") !== "")
+            ch.logo_url !== "" || (m?.match?.icon ?? "") !== ""
               ? `${base}/v1/logo/${encodeURIComponent(ch.id)}`
               : undefined,
         }),
       };
     },
-    logoCandidates: (ch: Channel) =>
-      logoCandidates(ch, matches().get(ch.id), config.guide.logo_repositories),
+    /** `byChannel`: the result of {@link matches} when the caller lists every channel. */
+    logoCandidates: (ch: Channel, byChannel: Map<string, ChannelMatch> = matches()) =>
+      logoCandidates(ch, byChannel.get(ch.id), config.guide.logo_repositories),
     logos,
     /** Starts the schedule; a first refresh runs at once when the data is older than the interval. */
     start() {
-      const intervalMs = config.guide.refresh_interval_min * 60_000;
+      // Node timers hold at most 2^31-1 ms (~24.8 days); a longer interval would fire at once.
+      const intervalMs = Math.min(config.guide.refresh_interval_min * 60_000, 2_147_483_647);
       for (const id of data.sourcesWithProgrammes()) {
         const s = sources.get(id);
         void data.purgeOld(id, s === undefined ? null : data.status(id).generation);

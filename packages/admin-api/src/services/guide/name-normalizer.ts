@@ -111,8 +111,9 @@ export function nameTokens(name: string): string[] {
     .replace(/\p{M}+/gu, "")
     .toLowerCase();
   // "UK: BBC One", "|UK| BBC One", "[UK] BBC One", "UK - BBC One"
-  s = s.replace(/^\s*[[|(]?\s*([a-z]{2,5})\s*[\]|)]?\s*(?:[:|]|\s-\s)\s*/u, (m, tag: string) =>
-    COUNTRY.has(tag) ? "" : m,
+  s = s.replace(
+    /^\s*(?:[[|(]\s*([a-z]{2,5})\s*[\]|)]\s*[:|-]?|([a-z]{2,5})\s*(?::|\||\s-\s))\s*/u,
+    (m, bracketed?: string, bare?: string) => (COUNTRY.has(bracketed ?? bare ?? "") ? "" : m),
   );
   s = s.replace(/&/g, " and ").replace(/\+/g, " plus ");
   let tokens = s.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");

@@ -189,6 +189,9 @@ export function createXmltvReader(
     while (offset < text.length) {
       const part = text.slice(offset, offset + step);
       offset += step;
+      const firstTag = part.search(/[<>]/);
+      if (firstTag !== -1 && charsSinceTag + firstTag > limits.maxTextChars)
+        fail(`a text node or tag longer than ${limits.maxTextChars} characters`);
       const lastTag = Math.max(part.lastIndexOf("<"), part.lastIndexOf(">"));
       charsSinceTag = lastTag === -1 ? charsSinceTag + part.length : part.length - lastTag;
       parser.write(part);
