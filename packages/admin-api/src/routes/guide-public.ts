@@ -20,7 +20,8 @@ export function createGuidePublicRoutes(ctx: AdminContext): Hono<AdminEnv> {
     const out = guide.epg(requestBase(ctx, c));
     const headers: Record<string, string> = {
       "Content-Type": gzip ? "application/gzip" : "application/xml; charset=utf-8",
-      "Cache-Control": EPG_CACHE_CONTROL,
+      // guide.cache false: every request is meant to see a fresh refresh.
+      "Cache-Control": ctx.config.guide.cache ? EPG_CACHE_CONTROL : "no-cache",
       ETag: out.etag,
     };
     if (

@@ -56,13 +56,16 @@ export function createChannelMatcher(
   const priority = new Map(sourceOrder.map((id, i) => [id, i]));
   const all: Indexed[] = guideChannels
     .filter((gc) => priority.has(gc.sourceId))
-    .map((gc) => ({
-      gc,
-      // Present channels first, then source priority.
-      rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)!,
-      keys: [...new Set(gc.displayNames.map(nameKey).filter((k) => k !== ""))],
-      tokens: new Set(gc.displayNames.flatMap(nameTokens)),
-    }))
+    .map((gc) => {
+      const tokenLists = gc.displayNames.map(nameTokens);
+      return {
+        gc,
+        // Present channels first, then source priority.
+        rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)!,
+        keys: [...new Set(tokenLists.map((t) => t.join("")).filter((k) => k !== ""))],
+        tokens: new Set(tokenLists.flat()),
+      };
+    })
     .sort((a, b) => a.rank - b.rank);
   const byId = new Map<string, Indexed[]>();
   const byKey = new Map<string, Indexed[]>();
@@ -86,12 +89,12 @@ export function createChannelMatcher(
     present: x.gc.present,
   });
 
-  function ranked(name: string): MatchCandidate[] {
-    const key = nameKey(name);
+  function ranked(nameTokenList: readonly string[]): MatchCandidate[] {
+    const key = nameTokenList.join("");
     const exact = key === "" ? [] : (byKey.get(key) ?? []);
     const out = exact.slice(0, MAX_CANDIDATES).map((x) => candidate(x, 1));
     if (out.length >= MAX_CANDIDATES) return out;
-    const tokens = new Set(nameTokens(name));
+    const tokens = new Set(nameTokenList);
     const shared = new Map<Indexed, number>();
     for (const t of tokens) {
       const posting = byToken.get(t);
@@ -140,24 +143,25 @@ export function createChannelMatcher(
      * The first two are the operator's choice and always win.
      */
     match(ch: Channel): ChannelMatch {
-      const name = ch.epg_name || ch.title;
+      const tokens = nameTokens(ch.epg_name || ch.title);
       const inSource = (x: Indexed) => ch.epg_source === "" || x.gc.sourceId === ch.epg_source;
       if (ch.epg_id !== "") {
         const hit = (byId.get(ch.epg_id) ?? []).find(inSource);
         if (hit !== undefined) return result(ch, hit, "epg_id", true, [candidate(hit, 1)]);
         // The operator's id is not (yet) in any source: no automatic guess replaces it.
-        return result(ch, undefined, "epg_id", true, ranked(name));
+        return result(ch, undefined, "epg_id", true, ranked(tokens));
       }
       if (ch.epg_source !== "" && ch.epg_name !== "") {
         const key = nameKey(ch.epg_name);
         const hit = (byKey.get(key) ?? []).find(inSource);
         if (hit !== undefined) return result(ch, hit, "epg_name", true, [candidate(hit, 1)]);
       }
-      const candidates = ranked(name);
-      const best = candidates[0];
-      if (best === undefined || best.score < 1)
-        return result(ch, undefined, "name", false, candidates);
-      const chosen = byKey.get(nameKey(name))![0]!;
+      // An `epg_source` alone still narrows the automatic match to that source.
+      const candidates = ranked(tokens).filter(
+        (c) => ch.epg_source === "" || c.source_id === ch.epg_source,
+      );
+      const key = tokens.join("");
+      const chosen = key === "" ? undefined : byKey.get(key)?.find(inSource);
       return result(ch, chosen, "name", false, candidates);
     },
   };

@@ -84,6 +84,12 @@ export function createGuideService(deps: GuideServiceDeps) {
         },
         "guide source refreshed",
       );
+      // Removed while it was being read: its rows must not outlive it.
+      if (sources.get(source.id) === undefined) {
+        data.forget(source.id);
+        void data.purgeOld(source.id, null);
+        continue;
+      }
       statuses.push(status);
     }
     return { ok: statuses.every((s) => s.error === null), statuses };

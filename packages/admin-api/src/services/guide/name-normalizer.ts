@@ -106,10 +106,10 @@ const NUMBER_WORDS: Record<string, string> = {
 
 /** Tokens of a name after case, accent and punctuation folding, tags removed. */
 export function nameTokens(name: string): string[] {
-  let s = name
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .toLowerCase();
+  // Most names are ASCII: NFKD and the mark removal are skipped for them.
+  let s = (
+    /^[\x20-\x7e]*$/.test(name) ? name : name.normalize("NFKD").replace(/\p{M}+/gu, "")
+  ).toLowerCase();
   // "UK: BBC One", "|UK| BBC One", "[UK] BBC One", "UK - BBC One"
   s = s.replace(
     /^\s*(?:[[|(]\s*([a-z]{2,5})\s*[\]|)]\s*[:|-]?|([a-z]{2,5})\s*(?::|\||\s-\s))\s*/u,
