@@ -450,3 +450,38 @@ describe("guide: guide.cache false refreshes on demand, coalesced", () => {
     }
   });
 });
+
+describe("guide: shutdown during a refresh", () => {
+  it("aborts the download and exits 0 within 10 s", async () => {
+    const origin = await startGuideOrigin();
+    origin.routes.set("/slow.xml", { body: alphaGuide(origin.url), delayMs: 20_000 });
+    const gw = await startGateway("full", {
+      auth: authSection([], { login_rate_per_min: 1000 }),
+      security: { allowed_hosts: ["127.0.0.1"] },
+      guide: { logo_repositories: [] },
+    });
+    try {
+      const { login } = await import("../harness/http-client.js");
+      const { ADMIN_PASSWORD } = await import("../harness/users.js");
+      const token = await login(gw.url, "admin", ADMIN_PASSWORD);
+      const c = await requestJson(`${gw.url}/v1/admin/epg/sources`, {
+        token,
+        body: { id: "slow", url: `${origin.url}/slow.xml` },
+      });
+      assert.equal(c.status, 201, c.text);
+      const pending = requestJson(`${gw.url}/v1/admin/epg/refresh`, {
+        token,
+        method: "POST",
+      }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(origin.hits("/slow.xml"), 1, "the download is in progress");
+      const t0 = Date.now();
+      assert.equal(await gw.stop(), 0, gw.stderr());
+      assert.ok(Date.now() - t0 < 10_000);
+      await pending;
+    } finally {
+      if (gw.proc.exitCode === null) await gw.stop();
+      await origin.close();
+    }
+  });
+});

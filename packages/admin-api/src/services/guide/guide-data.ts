@@ -66,9 +66,10 @@ export function createGuideData(db: StateDb) {
      ON CONFLICT (source_id, xmltv_id) DO UPDATE SET display_names = excluded.display_names, icon = excluded.icon, present = 1`,
   );
   const deleteOldBatch = sql.prepare(
-    "DELETE FROM guide_programmes WHERE rowid IN (SELECT rowid FROM guide_programmes WHERE source_id = ? AND generation IS NOT ? LIMIT 20000)",
+    "DELETE FROM guide_programmes WHERE rowid IN (SELECT rowid FROM guide_programmes WHERE source_id = ? AND generation < ? AND generation IS NOT ? LIMIT 20000)",
   );
   let version = 1;
+  let closed = false;
 
   const toStatus = (r: Record<string, unknown> | undefined, sourceId: string): SourceStatusRow => ({
     sourceId,
@@ -142,10 +143,24 @@ export function createGuideData(db: StateDb) {
       })();
       version += 1;
     },
-    /** Deletes programmes of every generation but `keep`, 20,000 rows per turn of the event loop. */
-    async purgeOld(sourceId: string, keep: number | null): Promise<void> {
-      while (deleteOldBatch.run(sourceId, keep).changes > 0)
-        await new Promise((resolve) => setImmediate(resolve));
+    /**
+     * Deletes programmes of the generations below `below` except `keep`, 20,000
+     * rows per turn of the event loop. Generations are start times of their
+     * refresh (epoch ms, increasing), so a purge never touches the rows of a
+     * refresh that started after the purge's bound.
+     */
+    async purgeOld(sourceId: string, below: number, keep: number | null = null): Promise<void> {
+      try {
+        while (!closed && deleteOldBatch.run(sourceId, below, keep).changes > 0)
+          await new Promise((resolve) => setImmediate(resolve));
+      } catch {
+        // The database closed under a background purge (shutdown): the rows of an
+        // unused generation are deleted at the next start.
+      }
+    },
+    /** Stops background purges; called before the database closes. */
+    close() {
+      closed = true;
     },
     /** Forgets a removed source entirely. */
     forget(sourceId: string) {

@@ -87,7 +87,7 @@ export function createGuideService(deps: GuideServiceDeps) {
       // Removed while it was being read: its rows must not outlive it.
       if (sources.get(source.id) === undefined) {
         data.forget(source.id);
-        void data.purgeOld(source.id, null);
+        void data.purgeOld(source.id, Date.now());
         continue;
       }
       statuses.push(status);
@@ -165,7 +165,7 @@ export function createGuideService(deps: GuideServiceDeps) {
     /** Drops the data of a removed or hidden source. */
     forgetSource(id: string) {
       data.forget(id);
-      void data.purgeOld(id, null);
+      void data.purgeOld(id, Date.now());
     },
     matches,
     forgetValidators(id: string) {
@@ -203,11 +203,14 @@ export function createGuideService(deps: GuideServiceDeps) {
     logos,
     /** Starts the schedule; a first refresh runs at once when the data is older than the interval. */
     start() {
+      const bootTime = Date.now();
       // Node timers hold at most 2^31-1 ms (~24.8 days); a longer interval would fire at once.
       const intervalMs = Math.min(config.guide.refresh_interval_min * 60_000, 2_147_483_647);
       for (const id of data.sourcesWithProgrammes()) {
         const s = sources.get(id);
-        void data.purgeOld(id, s === undefined ? null : data.status(id).generation);
+        // Leftovers of a crash or of removed sources; refreshes of this process
+        // use generations from now on and are never touched.
+        void data.purgeOld(id, bootTime, s === undefined ? null : data.status(id).generation);
       }
       const due = enabled().some((s) => {
         const last = data.status(s.id).lastAttempt;
@@ -221,6 +224,7 @@ export function createGuideService(deps: GuideServiceDeps) {
       if (timer !== undefined) clearInterval(timer);
       shutdown.abort();
       await inflight?.catch(() => undefined);
+      data.close();
     },
   };
 }

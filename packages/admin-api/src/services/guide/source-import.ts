@@ -93,11 +93,11 @@ export async function importSource(
     summary = reader.close();
     flush();
   } catch (err) {
-    void data.purgeOld(source.id, prev.generation);
+    void data.purgeOld(source.id, generation + 1, prev.generation);
     return failed(describe(err));
   }
   if (channels.size === 0 && programmes === 0) {
-    void data.purgeOld(source.id, prev.generation);
+    void data.purgeOld(source.id, generation + 1, prev.generation);
     return failed("the document holds no channel and no programme");
   }
   const status: SourceStatusRow = {
