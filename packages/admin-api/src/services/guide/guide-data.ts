@@ -124,8 +124,18 @@ export function createGuideData(db: StateDb) {
       version += 1;
     },
     /** Writes one batch of a generation being read; returns the rows inserted. */
-    insertProgrammes: (sourceId: string, generation: number, rows: readonly ProgrammeRecord[]) =>
-      insertBatch(sourceId, generation, rows),
+    insertProgrammes(sourceId: string, generation: number, rows: readonly ProgrammeRecord[]) {
+      // Rows of a generation nobody reads yet need no fsync of their own: WAL keeps
+      // the file consistent, and commit() (synchronous = FULL) makes them durable
+      // with the switch. better-sqlite3 is synchronous, so no other write runs
+      // while the pragma is relaxed.
+      sql.pragma("synchronous = NORMAL");
+      try {
+        return insertBatch(sourceId, generation, rows);
+      } finally {
+        sql.pragma("synchronous = FULL");
+      }
+    },
     /**
      * Switches a source to a fully read generation in one transaction: its
      * channels (those absent from the new document stay, `present` false) and

@@ -20,7 +20,7 @@ export interface ImportDeps {
 
 /** One download may take this long in all (the egress bounds each silence on its own). */
 const DOWNLOAD_DEADLINE_MS = 15 * 60_000;
-const BATCH_ROWS = 2_000;
+const BATCH_ROWS = 5_000;
 /** More `<channel>` elements than any real guide has: the staging map stays bounded. */
 const MAX_CHANNELS = 500_000;
 
