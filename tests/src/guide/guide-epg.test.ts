@@ -400,6 +400,23 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     validateDtd((await epg()).text);
   });
 
+  it("routes a source's download by its proxy setting, failing closed on an unknown profile", async () => {
+    origin.routes.set("/routed.xml", { body: alphaGuide(origin.url) });
+    const c = await admin("/v1/admin/epg/sources", {
+      body: { id: "routed", url: `${origin.url}/routed.xml`, proxy: "no-such-profile" },
+    });
+    assert.equal(c.status, 201, c.text);
+    const r = await refresh();
+    const st = r.body.statuses.find((s: any) => s.source_id === "routed");
+    assert.match(st.error, /no-such-profile/);
+    assert.equal(origin.hits("/routed.xml"), 0, "never sent direct");
+    const del = await admin("/v1/admin/epg/sources/routed", {
+      method: "DELETE",
+      headers: { "if-match": '"1"' },
+    });
+    assert.equal(del.status, 200, del.text);
+  });
+
   it("deletes a custom source with If-Match and drops its data", async () => {
     const list = await admin("/v1/admin/epg/sources");
     const beta = list.body.sources.find((s: any) => s.source.id === "beta");

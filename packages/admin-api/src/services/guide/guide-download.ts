@@ -1,6 +1,6 @@
 import { pipeline, Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import type { Egress } from "@svc/core/egress";
+import { bindingFromSetting, type Egress } from "@svc/core/egress";
 
 /** Ceilings of one download (config `guide.max_download_bytes`, `guide.max_xml_bytes`). */
 export interface DownloadLimits {
@@ -42,7 +42,7 @@ export type DownloadResult =
 
 /**
  * GETs a guide through the gateway's one egress (SSRF guard, each redirect
- * checked again), conditionally when validators of the last good copy are
+ * checked again, the source's proxy route), conditionally when validators of the last good copy are
  * known (RFC 9110 13.1.1, 13.1.3). The body is gzip or plain XML whatever the
  * headers say: gzip is recognised by its magic bytes (RFC 1952 2.3.1), also
  * twice (a `.xml.gz` file sent with `Content-Encoding: gzip`).
@@ -55,6 +55,8 @@ export async function downloadGuide(
     readonly lastModified: string | null;
     readonly userAgent: string;
     readonly signal: AbortSignal;
+    /** The source's `proxy` setting: `auto`, `direct` or a proxy profile id. */
+    readonly proxy: string;
   },
   limits: DownloadLimits,
 ): Promise<DownloadResult> {
@@ -65,7 +67,12 @@ export async function downloadGuide(
   };
   if (request.etag !== null) headers["if-none-match"] = request.etag;
   if (request.lastModified !== null) headers["if-modified-since"] = request.lastModified;
-  const res = await egress.request(request.url, { headers, signal: request.signal });
+  const res = await egress.request(request.url, {
+    headers,
+    signal: request.signal,
+    // Spec "Guide source": `proxy` routes the download like a channel's egress binding.
+    route: { binding: bindingFromSetting(request.proxy) },
+  });
   if (!res.ok) return { ok: false, error: `fetch failed: ${res.message}` };
   if (res.status === 304) {
     res.body.dump().catch(() => undefined);

@@ -58,11 +58,14 @@ export function createLogoCache(options: { dir: string; egress: Egress; userAgen
   }
 
   async function fetchCandidate(
+    channelId: string,
     c: LogoCandidate,
   ): Promise<{ bytes: Buffer; type: string } | undefined> {
     const signal = AbortSignal.timeout(FETCH_DEADLINE_MS);
     const res = await options.egress.request(c.url, {
       headers: { "user-agent": options.userAgent, accept: "image/*" },
+      // The channel's egress binding and channel_id rules apply to its logo too.
+      channelId,
       signal,
     });
     if (!res.ok) return undefined;
@@ -96,7 +99,7 @@ export function createLogoCache(options: { dir: string; egress: Egress; userAgen
     if (cached === undefined && now - (failedAt.get(channelId) ?? -Infinity) < NEGATIVE_MS)
       return undefined;
     for (const c of candidates) {
-      const got = await fetchCandidate(c);
+      const got = await fetchCandidate(channelId, c);
       if (got === undefined) continue;
       const p = paths(channelId);
       const meta: LogoMeta = {

@@ -50,6 +50,7 @@ export async function importSource(
       etag: prev.generation === null ? null : prev.etag,
       lastModified: prev.generation === null ? null : prev.lastModified,
       userAgent: deps.userAgent,
+      proxy: source.proxy,
       signal: AbortSignal.any([deps.signal, AbortSignal.timeout(DOWNLOAD_DEADLINE_MS)]),
     },
     deps.limits,
