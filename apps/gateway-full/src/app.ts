@@ -125,15 +125,29 @@ export async function composeFull(
     ),
   );
   app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
-  app.route("/", createPlayback({ config, catalog: ctx.channels, authorizer, publicBaseUrl }));
+  app.route(
+    "/",
+    createPlayback({
+      config,
+      catalog: ctx.channels,
+      authorizer,
+      publicBaseUrl,
+      // Spec "Playlist": x-tvg-url with active guide sources.
+      guideUrl: (base) => (ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined),
+    }),
+  );
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
   app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
   assertRoutesInTable(app);
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
-    started: () => manager.startAutostart(),
+    started: () => {
+      state.startGuide();
+      manager.startAutostart();
+    },
     shutdown: async () => {
+      await state.stopGuide();
       await manager.close();
       await ffmpeg.proxy.close();
       await egress.close();

@@ -12,6 +12,8 @@ import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metr
 import { createApiTokenRoutes } from "./routes/api-tokens.js";
 import { createChannelRoutes } from "./routes/channels.js";
 import { createEgressRoutes } from "./routes/egress.js";
+import { createGuidePublicRoutes } from "./routes/guide-public.js";
+import { createGuideSourceRoutes } from "./routes/guide-sources.js";
 import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.js";
 import { createM3uRoutes } from "./routes/m3u.js";
 import { createMeRoutes } from "./routes/me.js";
@@ -28,6 +30,7 @@ import { createChannelStore } from "./services/channels/channel-store.js";
 import { importConfigChannels } from "./services/channels/import-config.js";
 import { bindingOfChannel } from "./services/channels/stored-channel.js";
 import { createEgressStore } from "./services/egress/egress-store.js";
+import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
@@ -65,12 +68,14 @@ export interface AdminStateOptions {
   readonly sessions?: SessionControl;
   /** Benchmarks only: false turns the access log off to measure its cost. */
   readonly accessLog?: boolean;
-  /** True while a guide source is active (exports then carry `x-tvg-url`); default false. */
-  readonly guideActive?: () => boolean;
 }
 
 export interface AdminState {
   readonly ctx: AdminContext;
+  /** Starts the guide's refresh schedule (once the server listens). */
+  startGuide(): void;
+  /** Stops the guide's schedule and aborts a refresh in progress; before {@link close}. */
+  stopGuide(): Promise<void>;
   /** Writes every queued record, stops timers and closes the database. */
   close(): void;
 }
@@ -113,6 +118,14 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     const ch = channels.get(id);
     return ch === undefined ? undefined : bindingOfChannel(ch);
   });
+  const guide = createGuideService({
+    config,
+    db,
+    egress: options.egress,
+    catalog: channels,
+    userAgent: options.defaultUserAgent,
+    log,
+  });
   const ctx: AdminContext = {
     config,
     db,
@@ -140,7 +153,8 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
     egressConfig: createEgressStore(db, config, options.egress.routes),
-    guideActive: options.guideActive ?? (() => false),
+    guideActive: () => guide.active(),
+    guide,
   };
   // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
   const purge = () => {
@@ -155,6 +169,8 @@ export function openAdminState(options: AdminStateOptions): AdminState {
   timer.unref();
   return {
     ctx,
+    startGuide: () => guide.start(),
+    stopGuide: () => guide.close(),
     close() {
       clearInterval(timer);
       ctx.usage.close();
@@ -194,6 +210,8 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.route("/", createProbeRoutes(ctx));
   app.route("/", createEgressRoutes(ctx));
   app.route("/", createM3uRoutes(ctx));
+  app.route("/", createGuideSourceRoutes(ctx));
+  app.route("/", createGuidePublicRoutes(ctx));
   app.use("/p/:token/*", playbackKeyGate(ctx));
   app.route("/", createKeyPlaylistRoute(ctx));
   return app;

@@ -11,6 +11,7 @@ import type { ApiTokenStore } from "./services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
 import type { ChannelStore } from "./services/channels/channel-store.js";
 import type { EgressStore } from "./services/egress/egress-store.js";
+import type { GuideService } from "./services/guide/guide-service.js";
 import type { AccessLog } from "./services/playback-keys/access-log.js";
 import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import type { SettingsStore } from "./services/settings/settings-store.js";
@@ -70,11 +71,10 @@ export interface AdminContext {
   readonly egress: Egress;
   /** The stored egress routing document (spec "Egress configuration"). */
   readonly egressConfig: EgressStore;
-  /**
-   * Hook for the guide: true while a guide source is active, so exports carry `x-tvg-url`.
-   * The guide module supplies it; until then it answers false.
-   */
+  /** True while a guide source holds data, so exports carry `x-tvg-url` (the guide's `active`). */
   readonly guideActive: () => boolean;
+  /** Guide sources, refresh, matching, epg.xml and logos. */
+  readonly guide: GuideService;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

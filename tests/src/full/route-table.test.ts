@@ -138,7 +138,20 @@ describe("route table", async () => {
       ];
       for (const r of landed) assert.ok(got.has(r), `full misses ${r}`);
       // Later issues' routes stay unregistered: no placeholders.
-      for (const r of ["GET /v1/epg.xml", "GET /admin"]) {
+      for (const r of [
+        "GET /v1/epg.xml",
+        "GET /v1/epg.xml.gz",
+        "GET /v1/logo/{id}",
+        "GET /v1/admin/epg/presets",
+        "GET /v1/admin/epg/sources",
+        "POST /v1/admin/epg/sources",
+        "PUT /v1/admin/epg/sources/{id}",
+        "DELETE /v1/admin/epg/sources/{id}",
+        "GET /v1/admin/epg/matches",
+        "POST /v1/admin/epg/refresh",
+      ])
+        assert.ok(got.has(r), `full misses ${r}`);
+      for (const r of ["GET /admin"]) {
         assert.ok(!got.has(r), `full registers ${r} before its issue`);
       }
     } finally {

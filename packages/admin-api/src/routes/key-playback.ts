@@ -91,6 +91,7 @@ export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
     const body = renderChannelPlaylist(
       channels,
       (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
+      { guideUrl: ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined },
     );
     return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
   });

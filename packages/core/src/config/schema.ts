@@ -156,6 +156,27 @@ export const configSchema = v.strictObject({
   guide: section({
     cache: v.optional(v.boolean(), true),
     refresh_interval_min: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 360),
+    // Ceilings of one guide download (docs/guide.md "Fetching"): bytes on the wire and
+    // bytes of XML after decompression.
+    max_download_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 536_870_912),
+    max_xml_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 4_294_967_296),
+    // Public logo repositories tried after the channel's and the guide's own logo, as URL
+    // templates with `{snp}` or `{slug}` (docs/guide.md "Logos"); [] turns them off.
+    logo_repositories: v.optional(
+      v.array(
+        v.pipe(
+          v.string(),
+          v.regex(
+            /^https?:\/\/[^\s]*\{(snp|slug)\}/,
+            "must be an http(s) URL template with {snp} or {slug}",
+          ),
+        ),
+      ),
+      [
+        "https://raw.githubusercontent.com/picons/picons/master/build-source/logos/{snp}.default.png",
+        "https://raw.githubusercontent.com/picons/picons/master/build-source/logos/{snp}.default.svg",
+      ],
+    ),
   }),
   upstreams: v.optional(
     v.array(

@@ -21,7 +21,7 @@ export function renderChannelPlaylist(
   options: {
     guideUrl?: string | undefined;
     logoUrl?: (channel: Channel) => string;
-    /** `tvg-id`; default the channel's `epg_id`. */
+    /** `tvg-id`; default the channel's id with a guide URL (the guide's ids), else its `epg_id`. */
     tvgId?: (channel: Channel) => string;
   } = {},
 ): string {
@@ -30,8 +30,10 @@ export function renderChannelPlaylist(
   ];
   for (const ch of channels) {
     const logo = options.logoUrl?.(ch) ?? ch.logo_url;
+    // With the gateway's guide (x-tvg-url) the guide's channel ids are the
+    // gateway's channel ids (spec `/v1/epg.xml`), so tvg-id must be too.
     const attrs = [
-      `tvg-id="${attr(options.tvgId?.(ch) ?? ch.epg_id)}"`,
+      `tvg-id="${attr(options.tvgId?.(ch) ?? (options.guideUrl === undefined ? ch.epg_id : ch.id))}"`,
       `tvg-name="${attr(ch.epg_name || ch.title)}"`,
       logo === "" ? undefined : `tvg-logo="${attr(logo)}"`,
       ch.group === "" ? undefined : `group-title="${attr(ch.group)}"`,

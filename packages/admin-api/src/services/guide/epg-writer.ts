@@ -1,0 +1,82 @@
+import type { Channel } from "@svc/core/catalog";
+import type { ChannelMatch } from "./channel-matcher.js";
+import type { ProgrammeRow } from "./guide-data.js";
+import { escapeXml } from "./xml-escape.js";
+import { formatXmltvTime } from "./xmltv-time.js";
+
+export interface EpgInput {
+  /** Enabled gateway channels, in catalog order. */
+  readonly channels: readonly Channel[];
+  readonly matchOf: (channelId: string) => ChannelMatch | undefined;
+  /** Programmes of one guide channel in the source's current generation, by start. */
+  readonly programmes: (sourceId: string, xmltvId: string) => readonly ProgrammeRow[];
+  /** Absolute URL of the channel's `/v1/logo/{id}`, or undefined when it has no logo. */
+  readonly logoUrl: (channel: Channel, match: ChannelMatch | undefined) => string | undefined;
+}
+
+/** Output is handed on in pieces of about this many characters. */
+const PIECE_CHARS = 64 * 1024;
+
+/**
+ * The XMLTV document (xmltv.dtd: `channel*` then `programme*`), produced piece
+ * by piece: each `yield` waits for the consumer, and between two of them only one
+ * piece and the programmes of one channel are in memory, whatever the guide's size.
+ * Channel ids are the gateway's channel ids.
+ */
+export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
+  let piece =
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tv SYSTEM "xmltv.dtd">\n<tv generator-info-name="svc-gateway">\n';
+  for (const ch of input.channels) {
+    const match = input.matchOf(ch.id);
+    const logo = input.logoUrl(ch, match);
+    piece += `<channel id="${escapeXml(ch.id)}"><display-name>${escapeXml(ch.title)}</display-name>${
+      logo === undefined ? "" : `<icon src="${escapeXml(logo)}"/>`
+    }</channel>\n`;
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = "";
+    }
+  }
+  for (const ch of input.channels) {
+    const refs = input.matchOf(ch.id)?.guideRefs ?? [];
+    if (refs.length === 0) continue;
+    const id = escapeXml(ch.id);
+    for (const p of mergeProgrammes(refs.map((r) => input.programmes(r.sourceId, r.xmltvId)))) {
+      piece += `<programme start="${formatXmltvTime(p.start)}"${
+        p.stop === null ? "" : ` stop="${formatXmltvTime(p.stop)}"`
+      } channel="${id}">${p.body}</programme>\n`;
+    }
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = "";
+    }
+  }
+  yield `${piece}</tv>\n`;
+}
+
+/**
+ * Programmes of one channel from several sources, without duplicates: the
+ * first list (the matched source) is kept whole; a programme of a later list
+ * is added only where it overlaps nothing kept so far (docs/guide.md "Merging").
+ */
+export function mergeProgrammes(lists: readonly (readonly ProgrammeRow[])[]): ProgrammeRow[] {
+  let kept: ProgrammeRow[] = [...(lists[0] ?? [])];
+  const end = (p: ProgrammeRow) => p.stop ?? p.start + 1;
+  for (const extra of lists.slice(1)) {
+    const added: ProgrammeRow[] = [];
+    let i = 0;
+    for (const p of extra) {
+      while (i < kept.length && end(kept[i]!) <= p.start) i++;
+      let overlaps = false;
+      for (let j = i; j < kept.length && kept[j]!.start < end(p); j++) {
+        if (end(kept[j]!) > p.start) {
+          overlaps = true;
+          break;
+        }
+      }
+      if (!overlaps) added.push(p);
+    }
+    if (added.length > 0) kept = [...kept, ...added].sort((a, b) => a.start - b.start);
+  }
+  return kept;
+}

@@ -1,0 +1,155 @@
+/**
+ * Channel-name normalisation for guide matching (docs/guide.md "Matching"):
+ * accents, case and punctuation removed, `&`→and, `+`→plus, number words as
+ * digits, quality tags (HD, FHD, UHD, 4K, …) and a leading or trailing country
+ * tag (`UK:`, `|DE|`, `(US)`, `… UK`) dropped. "BBC One HD", "UK: BBC ONE FHD"
+ * and "bbc.one" all give `bbcone`.
+ */
+
+const QUALITY = new Set([
+  "hd",
+  "fhd",
+  "uhd",
+  "sd",
+  "hq",
+  "4k",
+  "8k",
+  "hdr",
+  "hevc",
+  "h264",
+  "h265",
+  "1080p",
+  "1080i",
+  "720p",
+  "576i",
+  "50fps",
+  "60fps",
+  "backup",
+  "raw",
+  "tv",
+]);
+
+// ISO 3166 alpha-2 codes used as channel-name tags, plus the usual longer forms.
+const COUNTRY = new Set([
+  "uk",
+  "gb",
+  "us",
+  "usa",
+  "ca",
+  "au",
+  "nz",
+  "ie",
+  "de",
+  "at",
+  "ch",
+  "fr",
+  "be",
+  "nl",
+  "lu",
+  "it",
+  "es",
+  "pt",
+  "br",
+  "mx",
+  "ar",
+  "pl",
+  "cz",
+  "sk",
+  "hu",
+  "ro",
+  "bg",
+  "gr",
+  "tr",
+  "ru",
+  "ua",
+  "se",
+  "no",
+  "dk",
+  "fi",
+  "is",
+  "in",
+  "pk",
+  "ae",
+  "sa",
+  "za",
+  "ng",
+  "jp",
+  "kr",
+  "cn",
+  "hk",
+  "tw",
+  "ph",
+  "int",
+  "intl",
+  "eu",
+  "latam",
+]);
+
+const NUMBER_WORDS: Record<string, string> = {
+  one: "1",
+  two: "2",
+  three: "3",
+  four: "4",
+  five: "5",
+  six: "6",
+  seven: "7",
+  eight: "8",
+  nine: "9",
+  ten: "10",
+  eins: "1",
+  zwei: "2",
+  drei: "3",
+  un: "1",
+  deux: "2",
+  trois: "3",
+};
+
+/** Tokens of a name after case, accent and punctuation folding, tags removed. */
+export function nameTokens(name: string): string[] {
+  // Most names are ASCII: NFKD and the mark removal are skipped for them.
+  let s = (
+    /^[\x20-\x7e]*$/.test(name) ? name : name.normalize("NFKD").replace(/\p{M}+/gu, "")
+  ).toLowerCase();
+  // "UK: BBC One", "|UK| BBC One", "[UK] BBC One", "UK - BBC One"
+  s = s.replace(
+    /^\s*(?:[[|(]\s*([a-z]{2,5})\s*[\]|)]\s*[:|-]?|([a-z]{2,5})\s*(?::|\||\s-\s))\s*/u,
+    (m, bracketed?: string, bare?: string) => (COUNTRY.has(bracketed ?? bare ?? "") ? "" : m),
+  );
+  s = s.replace(/&/g, " and ").replace(/\+/g, " plus ");
+  let tokens = s.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+  tokens = tokens.map((t) => NUMBER_WORDS[t] ?? t);
+  while (tokens.length > 1 && QUALITY.has(tokens[tokens.length - 1]!)) tokens.pop();
+  if (tokens.length > 1 && COUNTRY.has(tokens[tokens.length - 1]!)) tokens.pop();
+  while (tokens.length > 1 && QUALITY.has(tokens[tokens.length - 1]!)) tokens.pop();
+  return tokens;
+}
+
+/** The matching key of a name: its tokens joined (so "BBCOne" equals "BBC One"). */
+export function nameKey(name: string): string {
+  return nameTokens(name).join("");
+}
+
+/** Picons' service-name form (picons.xyz "SNP"): lowercase letters and digits only. */
+export function snpName(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/&/g, "and")
+    .replace(/\+/g, "plus")
+    .replace(/\*/g, "star")
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "");
+}
+
+/** `bbc-one-hd`: lowercase words joined by hyphens (the tv-logos file naming). */
+export function slugName(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/&/g, " and ")
+    .replace(/\+/g, " plus ")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((t) => t !== "")
+    .join("-");
+}

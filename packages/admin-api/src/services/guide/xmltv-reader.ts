@@ -1,0 +1,228 @@
+import { TextDecoder } from "node:util";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
+import {
+  KEPT_PROGRAMME_CHILDREN,
+  type ProgrammeChild,
+  renderProgrammeBody,
+} from "./programme-xml.js";
+import { parseXmltvTime } from "./xmltv-time.js";
+
+/** A `<channel>` of a source. */
+export interface GuideChannelRecord {
+  readonly id: string;
+  readonly displayNames: readonly string[];
+  readonly icon: string;
+}
+
+/** A `<programme>` of a source, times as UTC epoch seconds, content rendered. */
+export interface ProgrammeRecord {
+  readonly channel: string;
+  readonly start: number;
+  readonly stop: number | null;
+  readonly body: string;
+}
+
+export interface XmltvSink {
+  channel(record: GuideChannelRecord): void;
+  programme(record: ProgrammeRecord): void;
+}
+
+/** Bounds of one document (docs/guide.md "Parsing"). */
+export interface XmltvLimits {
+  /** Element nesting; XMLTV needs 4. */
+  readonly maxDepth: number;
+  /** Characters between two tags (one text node or one tag). */
+  readonly maxTextChars: number;
+}
+
+export const DEFAULT_XMLTV_LIMITS: XmltvLimits = { maxDepth: 16, maxTextChars: 1_048_576 };
+
+/** A document the reader refuses; the message is safe to show. */
+export class XmltvError extends Error {}
+
+/** Root attributes kept as the source's `metadata`. */
+const ROOT_METADATA = [
+  "generator-info-name",
+  "generator-info-url",
+  "source-info-name",
+  "source-info-url",
+];
+
+/**
+ * One streaming pass over an XMLTV document (saxes, no tree). Only XML's five
+ * entities and numeric references are expanded; a DTD internal subset (where
+ * entity declarations — billion laughs — live) is refused, and an external DTD
+ * is never read: saxes resolves no DTD at all. Depth and the size of a text
+ * node or tag are bounded, so memory stays flat whatever the document's size.
+ *
+ * @example
+ * const reader = createXmltvReader("Europe/Berlin", sink);
+ * for await (const chunk of body) reader.write(chunk);
+ * reader.close();
+ */
+export function createXmltvReader(
+  sourceZone: string,
+  sink: XmltvSink,
+  limits: XmltvLimits = DEFAULT_XMLTV_LIMITS,
+) {
+  const parser = new SaxesParser({ xmlns: false, position: false });
+  const metadata: Record<string, string> = {};
+  let depth = 0;
+  let sawRoot = false;
+  let charsSinceTag = 0;
+  let decoder: TextDecoder | undefined;
+  let head = Buffer.alloc(0);
+  let skipped = 0;
+
+  // The element being read at depth 2 (a channel or a programme) and its children.
+  let item: { kind: "channel" | "programme"; attrs: Record<string, string> } | undefined;
+  let children: { name: string; attrs: Record<string, string>; text: string }[] = [];
+  let child: { name: string; attrs: Record<string, string>; text: string } | undefined;
+  let ratingValue = false;
+
+  const fail = (message: string): never => {
+    throw new XmltvError(message);
+  };
+  parser.on("error", (err) => fail(`XML error: ${err.message.replace(/^[^:]*:\d+:\d+: /, "")}`));
+  parser.on("doctype", (text) => {
+    // DOCTYPE tv SYSTEM "xmltv.dtd" is normal and harmless (never fetched); an
+    // internal subset may declare entities and is refused outright.
+    if (text.includes("[")) fail("a DTD internal subset is not accepted");
+  });
+  parser.on("opentag", (tag: SaxesTagPlain) => {
+    depth += 1;
+    if (depth > limits.maxDepth) fail(`elements nested deeper than ${limits.maxDepth}`);
+    const attrs = tag.attributes as Record<string, string>;
+    if (depth === 1) {
+      if (tag.name !== "tv") fail(`root element is <${tag.name}>, not <tv>`);
+      sawRoot = true;
+      for (const k of ROOT_METADATA) if (attrs[k] !== undefined) metadata[k] = attrs[k];
+    } else if (depth === 2) {
+      if (tag.name === "channel" || tag.name === "programme") {
+        item = { kind: tag.name, attrs };
+        children = [];
+      }
+    } else if (depth === 3 && item !== undefined) {
+      const wanted =
+        item.kind === "channel"
+          ? tag.name === "display-name" || tag.name === "icon"
+          : KEPT_PROGRAMME_CHILDREN.has(tag.name);
+      child = wanted ? { name: tag.name, attrs, text: "" } : undefined;
+      if (child !== undefined && children.length < 256) children.push(child);
+    } else if (depth === 4 && child !== undefined) {
+      ratingValue = tag.name === "value";
+    }
+  });
+  parser.on("text", (text) => {
+    if (child === undefined) return;
+    if (depth === 3 || (depth === 4 && ratingValue)) {
+      // A desc longer than this is cut, not refused: it is still a valid programme.
+      if (child.text.length < 16_384) child.text += text;
+    }
+  });
+  parser.on("closetag", () => {
+    if (depth === 4) ratingValue = false;
+    else if (depth === 3) child = undefined;
+    else if (depth === 2 && item !== undefined) {
+      finishItem(item, children);
+      item = undefined;
+      children = [];
+    }
+    depth -= 1;
+  });
+
+  function finishItem(
+    it: { kind: "channel" | "programme"; attrs: Record<string, string> },
+    kids: readonly ProgrammeChild[],
+  ): void {
+    if (it.kind === "channel") {
+      const id = (it.attrs.id ?? "").trim();
+      if (id === "") {
+        skipped += 1;
+        return;
+      }
+      const displayNames = kids
+        .filter((k) => k.name === "display-name")
+        .map((k) => k.text.trim())
+        .filter((n) => n !== "")
+        .slice(0, 16);
+      const icon = kids.find((k) => k.name === "icon" && /^https?:\/\//i.test(k.attrs.src ?? ""));
+      sink.channel({ id, displayNames, icon: icon?.attrs.src ?? "" });
+      return;
+    }
+    const channel = (it.attrs.channel ?? "").trim();
+    const start = parseXmltvTime(it.attrs.start ?? "", sourceZone);
+    const stopRaw = it.attrs.stop;
+    const stop = stopRaw === undefined ? null : (parseXmltvTime(stopRaw, sourceZone) ?? null);
+    const body = renderProgrammeBody(kids);
+    if (
+      channel === "" ||
+      start === undefined ||
+      body === undefined ||
+      (stop !== null && stop <= start)
+    ) {
+      skipped += 1;
+      return;
+    }
+    sink.programme({ channel, start, stop, body });
+  }
+
+  function pickDecoder(bytes: Buffer): TextDecoder {
+    if (bytes[0] === 0xfe || bytes[0] === 0xff || (bytes[0] === 0 && bytes[1] === 0x3c))
+      fail("UTF-16 documents are not accepted");
+    const decl = /^(?:\uFEFF)?<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(
+      bytes.subarray(0, 256).toString("latin1"),
+    );
+    const name = (decl?.[1] ?? "utf-8").toLowerCase();
+    try {
+      return new TextDecoder(name);
+    } catch {
+      return fail(`unsupported encoding ${name}`);
+    }
+  }
+
+  function feed(text: string): void {
+    // Bounds what saxes buffers between two tags: a 1 GiB text node is refused
+    // after maxTextChars, not collected.
+    let offset = 0;
+    const step = 65_536;
+    while (offset < text.length) {
+      const part = text.slice(offset, offset + step);
+      offset += step;
+      const firstTag = part.search(/[<>]/);
+      if (firstTag !== -1 && charsSinceTag + firstTag > limits.maxTextChars)
+        fail(`a text node or tag longer than ${limits.maxTextChars} characters`);
+      const lastTag = Math.max(part.lastIndexOf("<"), part.lastIndexOf(">"));
+      charsSinceTag = lastTag === -1 ? charsSinceTag + part.length : part.length - lastTag;
+      parser.write(part);
+      if (charsSinceTag > limits.maxTextChars)
+        fail(`a text node or tag longer than ${limits.maxTextChars} characters`);
+    }
+  }
+
+  return {
+    /** Feeds raw document bytes; throws {@link XmltvError} on a refused document. */
+    write(bytes: Buffer): void {
+      if (decoder === undefined) {
+        head = Buffer.concat([head, bytes]);
+        if (head.length < 256) return;
+        decoder = pickDecoder(head);
+        bytes = head;
+        head = Buffer.alloc(0);
+      }
+      feed(decoder.decode(bytes, { stream: true }));
+    },
+    /** Ends the document; throws when it was incomplete. */
+    close(): { metadata: Record<string, string>; skipped: number } {
+      if (decoder === undefined) {
+        if (head.length === 0) fail("empty document");
+        decoder = pickDecoder(head);
+        feed(decoder.decode(head, { stream: true }));
+      }
+      feed(decoder.decode());
+      parser.close();
+      if (!sawRoot) fail("no <tv> element");
+      return { metadata, skipped };
+    },
+  };
+}
