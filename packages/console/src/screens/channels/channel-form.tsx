@@ -47,7 +47,6 @@ export function ChannelForm(p: {
     setConflict(null);
     setError(null);
     setFieldError(null);
-    setSaved(null);
     if (p.id === null) {
       setLoaded(null);
       setDraft(EMPTY_DRAFT);
@@ -86,6 +85,8 @@ export function ChannelForm(p: {
       setConflict(null);
       setSaved(revision === null ? "Channel created." : "Channel saved.");
       p.onSaved(body.id);
+      // A created channel is loaded by the effect once the screen selects it.
+      if (revision === null) return;
       // Load the stored state back: new revision, secrets blanked again.
       const d = await api.channels.get(body.id);
       setLoaded({ base: draftOf(d), revision: d.revision });

@@ -180,7 +180,7 @@ export function ChannelsScreen() {
         </div>
       </div>
       <ActionNotice action={action} />
-      {creating || current ? (
+      {creating || selected !== null ? (
         <div class="editor">
           <ChannelForm
             id={creating ? null : selected}
