@@ -95,6 +95,32 @@ describe("web console in Chromium (full build)", {
     await page.close();
   });
 
+  it("polls /v1/status every few seconds and pauses while the tab is hidden", {
+    timeout: 60_000,
+  }, async () => {
+    const page = await browser.newPage();
+    const polls: number[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/v1/status")) polls.push(Date.now());
+    });
+    await signIn(page, full.base);
+    await page.getByTestId("uptime").waitFor();
+    await until("a second poll", () => (polls.length >= 2 ? true : undefined), 15_000);
+    // Headless Chromium reports every tab visible: set the document's visibility
+    // the way a hidden tab has it and fire the event the console listens to.
+    const setVisibility = (state: string) =>
+      page.evaluate(`Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "${state}" });
+        document.dispatchEvent(new Event("visibilitychange"));`);
+    await setVisibility("hidden");
+    await page.waitForTimeout(500); // a poll already in flight may still finish
+    const hiddenAt = polls.length;
+    await page.waitForTimeout(7000);
+    assert.equal(polls.length, hiddenAt, "no poll while hidden");
+    await setVisibility("visible");
+    await until("a poll once visible", () => (polls.length > hiddenAt ? true : undefined), 3000);
+    await page.close();
+  });
+
   it("sends a non-admin role back to login with a message", async () => {
     const page = await browser.newPage();
     await signIn(page, full.base, "viewer", VIEWER_PASSWORD);
