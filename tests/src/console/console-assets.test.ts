@@ -173,5 +173,11 @@ describe("console assets and the OpenAPI document (full build)", () => {
       doc.paths["/v1/admin/api-tokens"].post.requestBody.content["application/json"].schema;
     assert.deepEqual(token.properties.scopes.items.enum, ["read", "write", "delete", "refresh"]);
     assert.equal(token.properties.scopes.minItems, 1);
+    const m3u =
+      doc.paths["/v1/admin/import/m3u"].post.requestBody.content["application/json"].schema;
+    assert.deepEqual(m3u.required, ["content"]);
+    const rule =
+      doc.paths["/v1/admin/egress/rules"].post.requestBody.content["application/json"].schema;
+    assert.ok(rule.properties.kind.enum.includes("host_suffix"));
   });
 });

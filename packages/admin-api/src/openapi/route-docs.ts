@@ -3,10 +3,13 @@ import type { ErrorCode } from "@svc/core/errors";
 import type { GenericSchema } from "valibot";
 import { apiTokenCreateBody, apiTokenUpdateBody } from "../routes/api-tokens.js";
 import { reorderBody } from "../routes/channels.js";
+import { m3uImportBody } from "../routes/m3u.js";
 import { credentialsBody } from "../routes/me.js";
 import { playbackKeyCreateBody } from "../routes/playback-keys.js";
 import { settingsWriteBody } from "../routes/settings.js";
 import { channelWriteBody } from "../services/channels/write-body.js";
+import { testBody } from "../services/egress/connection-test.js";
+import { documentBody, profileBody, ruleBody } from "../services/egress/write-bodies.js";
 import { sourceProbeBody } from "../services/probes/source-probe-body.js";
 
 /** What the OpenAPI document says about one route beyond the route table. */
@@ -392,6 +395,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /v1/admin/import/m3u": {
     summary: "Import an M3U playlist (preview or apply)",
     tag: "m3u",
+    body: m3uImportBody,
     success: [200, "`{preview, count, created, updated, skipped, entries}`"],
     errors: ["invalid_request", "conflict"],
   },
@@ -408,6 +412,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "PUT /v1/admin/egress": {
     summary: "Replace the egress configuration",
     tag: "egress",
+    body: documentBody,
     success: [200, "The egress configuration resource"],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
@@ -415,6 +420,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /v1/admin/egress/proxies": {
     summary: "Add a proxy profile",
     tag: "egress",
+    body: profileBody,
     success: [201, "The egress configuration resource"],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
@@ -422,6 +428,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "PUT /v1/admin/egress/proxies/{id}": {
     summary: "Update a proxy profile",
     tag: "egress",
+    body: profileBody,
     success: [200, "The egress configuration resource"],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
@@ -436,6 +443,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /v1/admin/egress/rules": {
     summary: "Add a routing rule",
     tag: "egress",
+    body: ruleBody,
     success: [201, "The egress configuration resource"],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
@@ -443,6 +451,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "PUT /v1/admin/egress/rules/{id}": {
     summary: "Update a routing rule",
     tag: "egress",
+    body: ruleBody,
     success: [200, "The egress configuration resource"],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
@@ -457,6 +466,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "POST /v1/admin/egress/test": {
     summary: "Connection test",
     tag: "egress",
+    body: testBody,
     success: [200, "`{ok, reachable, outcome, …}` (200 even when connectivity fails)"],
     errors: ["invalid_request", "forbidden"],
   },

@@ -279,11 +279,9 @@ export type RuleKind = "host_suffix" | "host_exact" | "channel_id" | "host_regex
 export interface EgressRule {
   id?: string;
   kind: RuleKind;
-  value?: string;
-  pattern?: string;
-  proxy?: string;
-  proxy_id?: string;
-  [field: string]: unknown;
+  pattern: string;
+  /** `direct` or a proxy profile id. */
+  proxy: string;
 }
 
 export interface EgressConfig {

@@ -24,8 +24,7 @@ export function RuleList(p: {
           {p.rules.map((r, i) => (
             <li key={r.id ?? i}>
               <span class="mono">
-                {r.kind} {String(r.value ?? r.pattern ?? "")} →{" "}
-                {String(r.proxy ?? r.proxy_id ?? "")}
+                {r.kind} {r.pattern} → {r.proxy}
               </span>
               {r.id ? (
                 <button
@@ -46,7 +45,10 @@ export function RuleList(p: {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void p.write((rev) => api.egress.createRule(rev, { kind, value, proxy }), "Rule added.");
+          void p.write(
+            (rev) => api.egress.createRule(rev, { kind, pattern: value, proxy }),
+            "Rule added.",
+          );
         }}
       >
         <div class="grid-2">
@@ -56,7 +58,12 @@ export function RuleList(p: {
             onChange={(v) => setKind(v as RuleKind)}
             options={KINDS}
           />
-          <TextField label="Rule value" value={value} onInput={setValue} />
+          <TextField
+            label="Rule pattern"
+            value={value}
+            onInput={setValue}
+            hint="Host suffix, exact host, channel id or RE2 regex"
+          />
           <SelectField
             label="Rule route"
             value={proxy}
