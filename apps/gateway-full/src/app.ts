@@ -1,5 +1,8 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
+import { createConsoleRoutes } from "@svc/admin-api/console";
+import { buildOpenApiDocument } from "@svc/admin-api/openapi";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
 import {
   createLoginRoute,
@@ -114,6 +117,14 @@ export async function composeFull(
   // First: the credential gate (route table) and the key gate must see every request.
   app.route("/", createAdminApp(ctx));
   app.route("/", createServiceInfoRoute(info));
+  app.route(
+    "/",
+    createConsoleRoutes({
+      distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/dist/index.html"))),
+      openapi: buildOpenApiDocument(info),
+      publicBaseUrl,
+    }),
+  );
   app.route(
     "/",
     createHealthRoutes(

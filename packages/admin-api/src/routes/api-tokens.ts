@@ -21,7 +21,7 @@ const scopes = v.pipe(
   v.minLength(1, "at least one scope is required"),
 );
 
-const createBody = v.strictObject({
+export const apiTokenCreateBody = v.strictObject({
   name,
   note: v.optional(note, ""),
   scopes,
@@ -36,7 +36,7 @@ const createBody = v.strictObject({
   ),
 });
 
-const updateBody = v.strictObject({
+export const apiTokenUpdateBody = v.strictObject({
   name: v.optional(name),
   note: v.optional(note),
   scopes: v.optional(scopes),
@@ -57,7 +57,7 @@ export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.post("/v1/admin/api-tokens", async (c) => {
-    const body = await readJsonBody(c, createBody);
+    const body = await readJsonBody(c, apiTokenCreateBody);
     const p = principalOf(c);
     const by = p.kind === "session" ? p.account.username : p.token.name;
     return c.json(
@@ -72,7 +72,7 @@ export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.put("/v1/admin/api-tokens/:id", async (c) => {
-    const body = await readJsonBody(c, updateBody);
+    const body = await readJsonBody(c, apiTokenUpdateBody);
     if (body.expires_at !== undefined && body.expires_at !== null) {
       const ms = Date.parse(body.expires_at);
       if (Number.isNaN(ms))

@@ -21,7 +21,7 @@ import {
 } from "../services/channels/write.js";
 import { channelWriteBody } from "../services/channels/write-body.js";
 
-const reorderBody = v.strictObject({
+export const reorderBody = v.strictObject({
   ids: v.array(v.string()),
   revisions: v.optional(v.record(v.string(), v.pipe(v.number(), v.integer()))),
 });

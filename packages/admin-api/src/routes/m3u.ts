@@ -6,7 +6,7 @@ import type { AdminEnv } from "../env.js";
 import { EXPORT_FILE_NAME, exportPlaylist } from "../services/m3u/export.js";
 import { applyPlan, planImport } from "../services/m3u/import-plan.js";
 
-const importBody = v.strictObject({
+export const m3uImportBody = v.strictObject({
   content: v.string(),
   apply: v.optional(v.boolean(), false),
   revisions: v.optional(v.record(v.string(), v.pipe(v.number(), v.integer()))),
@@ -17,7 +17,7 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
   app.post("/v1/admin/import/m3u", async (c) => {
-    const body = await readJsonBody(c, importBody);
+    const body = await readJsonBody(c, m3uImportBody);
     const plan = planImport(body.content, ctx.channels);
     if (body.apply) applyPlan(plan, ctx.channels, body.revisions);
     const count = (action: string) => plan.entries.filter((e) => e.action === action).length;

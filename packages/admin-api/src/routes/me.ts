@@ -7,7 +7,7 @@ import { type AdminContext, principalOf } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { changeCredentials } from "../services/accounts/change-credentials.js";
 
-const credentialsBody = v.strictObject({
+export const credentialsBody = v.strictObject({
   current_password: v.pipe(v.string(), v.maxLength(1024)),
   username: v.optional(v.string()),
   new_password: v.optional(v.string()),

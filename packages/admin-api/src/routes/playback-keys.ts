@@ -12,7 +12,7 @@ import {
   revokePlaybackKey,
 } from "../services/playback-keys/manage.js";
 
-const createBody = v.strictObject({
+export const playbackKeyCreateBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100)),
   note: v.optional(v.pipe(v.string(), v.maxLength(1000)), ""),
   channel_ids: v.optional(v.pipe(v.array(v.string()), v.maxLength(10_000)), []),
@@ -40,7 +40,7 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.post("/v1/admin/access-tokens", async (c) => {
-    const body = await readJsonBody(c, createBody);
+    const body = await readJsonBody(c, playbackKeyCreateBody);
     const created = createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
       name: body.name,
       note: body.note,

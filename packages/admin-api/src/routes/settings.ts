@@ -8,7 +8,7 @@ import { certificateFacts } from "../services/settings/certificate-facts.js";
 import type { SettingsRow } from "../services/settings/settings-store.js";
 import { updateSettings } from "../services/settings/update.js";
 
-const writeBody = v.strictObject({
+export const settingsWriteBody = v.strictObject({
   public_base_url: v.string(),
   access_log_retention_days: v.string(),
   tls_enabled: v.optional(v.boolean()),
@@ -39,7 +39,7 @@ export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.put("/v1/admin/settings", async (c) => {
-    const body = await readJsonBody(c, writeBody);
+    const body = await readJsonBody(c, settingsWriteBody);
     const row = updateSettings(
       ctx.settings,
       (days) => ctx.accessLog.purge(days),

@@ -5,7 +5,7 @@ export {
   playbackCredential,
 } from "./bearer.js";
 export { createRateLimiter, type RateLimiter } from "./login-limiter.js";
-export { createLoginRoute, isoSeconds, loginResponse } from "./login-route.js";
+export { createLoginRoute, isoSeconds, loginBody, loginResponse } from "./login-route.js";
 export { decoyHash, hashPassword, verifyPassword } from "./passwords.js";
 export {
   CLOCK_SKEW_SEC,

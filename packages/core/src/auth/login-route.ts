@@ -9,7 +9,7 @@ import { decoyHash, verifyPassword } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";
 import type { Account, AccountDirectory } from "./users.js";
 
-const loginBody = v.strictObject({
+export const loginBody = v.strictObject({
   username: v.pipe(v.string(), v.maxLength(256)),
   password: v.pipe(v.string(), v.maxLength(1024)),
 });

@@ -1,0 +1,186 @@
+import { ERROR_STATUS, type ErrorCode } from "@svc/core/errors";
+import { ROUTE_TABLE, type RouteSpec } from "@svc/core/route-table";
+import { toJsonSchema } from "@valibot/to-json-schema";
+import { ROUTE_DOCS, type RouteDoc } from "./route-docs.js";
+
+/** Error codes the credential gate answers, per credential kind (docs/admin-api.md). */
+const GATE_ERRORS: Record<RouteSpec["credential"], ErrorCode[]> = {
+  public: [],
+  reader: ["unauthorized", "forbidden"],
+  admin: ["unauthorized", "forbidden"],
+  session: ["unauthorized", "forbidden", "session_required"],
+  playlist: ["unauthorized", "forbidden"],
+  play: ["unauthorized", "forbidden"],
+  playback_key: ["unauthorized", "forbidden"],
+};
+
+/** Security requirements (OpenAPI 3.1 lets non-OAuth schemes list role names: our scopes). */
+function securityOf(r: RouteSpec): Record<string, string[]>[] {
+  switch (r.credential) {
+    case "public":
+    case "playback_key":
+      return [];
+    case "session":
+      return [{ session: [] }];
+    case "playlist":
+    case "play":
+      // `security.play_require_auth: false` opens these: the empty requirement.
+      return [{ session: [] }, { queryToken: [] }, {}];
+    default:
+      return [{ session: [] }, { apiToken: [r.scope ?? "read"] }];
+  }
+}
+
+/** `{id}` segments as path parameters; the table's `/admin/*` becomes `/admin/{asset}`. */
+function openapiPath(path: string): string {
+  return path.replace(/\*$/, "{asset}");
+}
+
+function jsonSchemaOf(doc: RouteDoc): object | undefined {
+  if (doc.body === undefined) return undefined;
+  const { $schema: _draft, ...schema } = toJsonSchema(doc.body, {
+    target: "draft-2020-12",
+    typeMode: "input",
+    // Custom checks (v.check) have no JSON Schema form; the server still runs them.
+    errorMode: "ignore",
+  }) as Record<string, unknown>;
+  return schema;
+}
+
+function responsesOf(r: RouteSpec, doc: RouteDoc): Record<string, object> {
+  const [status, description, type = "application/json"] = doc.success;
+  const responses: Record<string, object> = {
+    [String(status)]: status === 204 ? { description } : { description, content: { [type]: {} } },
+  };
+  const codes = new Set<ErrorCode>([
+    ...GATE_ERRORS[r.credential],
+    ...(doc.errors ?? []),
+    "internal",
+  ]);
+  if (r.credential !== "public") codes.add("forbidden"); // Host outside public_hosts
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const s = ERROR_STATUS[code];
+    byStatus.set(s, [...(byStatus.get(s) ?? []), code]);
+  }
+  for (const [s, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(s)] = {
+      description: `Error: ${list.join(", ")}`,
+      "x-error-codes": list,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  }
+  if (r.path.endsWith("/live/{file}"))
+    responses["410"] = {
+      description: "Error: not_found (publication generation gone; Retry-After)",
+      "x-error-codes": ["not_found"],
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    };
+  return responses;
+}
+
+function operationOf(r: RouteSpec, doc: RouteDoc): object {
+  const parameters: object[] = [];
+  for (const m of r.path.matchAll(/\{([a-z_]+)\}/g))
+    parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+  if (r.path.endsWith("*"))
+    parameters.push({ name: "asset", in: "path", required: true, schema: { type: "string" } });
+  for (const q of doc.query ?? [])
+    parameters.push({
+      name: q.name,
+      in: "query",
+      required: false,
+      description: q.description,
+      schema: q.schema,
+    });
+  if (doc.ifMatch !== undefined)
+    parameters.push({
+      name: "If-Match",
+      in: "header",
+      required: doc.ifMatch === "required",
+      description: 'The revision the caller holds, `"<n>"`; a mismatch is 409 `conflict`',
+      schema: { type: "string" },
+    });
+  const body = jsonSchemaOf(doc);
+  return {
+    operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ?? "").toUpperCase())}`,
+    summary: doc.summary,
+    tags: [doc.tag],
+    security: securityOf(r),
+    "x-route-path": r.path,
+    "x-credential": r.credential,
+    "x-required-scope": r.scope,
+    "x-lite": r.lite,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { "application/json": { schema: body } } } }),
+    responses: responsesOf(r, doc),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the whole HTTP API: every row of the route table
+ * (paths, credential, API-token scope), request bodies converted from the same
+ * valibot schemas the routes validate with, and the closed set of error codes.
+ */
+export function buildOpenApiDocument(info: { version: string }): object {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const r of ROUTE_TABLE) {
+    const doc = ROUTE_DOCS[`${r.method} ${r.path}`];
+    if (doc === undefined) throw new Error(`no OpenAPI entry for ${r.method} ${r.path}`);
+    const p = openapiPath(r.path);
+    paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: operationOf(r, doc) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "svc-gateway HTTP API",
+      version: info.version,
+      description:
+        "Generated at startup from the route table and the valibot schemas the routes validate with. " +
+        "An API token calling a path outside the route table gets 403 `route_not_available`.",
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      securitySchemes: {
+        session: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "Login session (EdDSA JWT)",
+        },
+        apiToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "Admin API token `svc_v1_…`; scopes read, write, delete, refresh",
+        },
+        queryToken: {
+          type: "apiKey",
+          in: "query",
+          name: "token",
+          description: "Session or preview JWT for playback",
+        },
+      },
+      schemas: {
+        Error: {
+          type: "object",
+          required: ["error"],
+          additionalProperties: false,
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              additionalProperties: false,
+              properties: {
+                code: { type: "string", enum: Object.keys(ERROR_STATUS) },
+                message: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * Shapes of the admin API as the console uses them (spec "Resources and their
+ * fields", docs/admin-api.md). Kept by hand beside the one client; the OpenAPI
+ * document the gateway serves is generated from the server's own schemas.
+ */
+
+export type Scope = "read" | "write" | "delete" | "refresh";
+
+export interface LoginAnswer {
+  token: string;
+  expires_at: string;
+  username: string;
+  role: string;
+}
+
+export interface Me {
+  username: string;
+  role: string;
+  channel_ids: string[];
+  credential: "session" | "api_token";
+  scopes: Scope[] | null;
+}
+
+export interface RuntimeSession {
+  channel_id: string;
+  mode: string;
+  engine: string;
+  pack_mode: string;
+  fallback_reason: string | null;
+  started_at: string;
+  last_touch: string;
+  state: string;
+  errors: number;
+  last_error: string | null;
+  packager?: Record<string, unknown>;
+}
+
+export interface Status {
+  uptime_sec: number;
+  bytes_in: number;
+  bytes_out: number;
+  requests: number;
+  errors: number;
+  goroutines: number;
+  session_count: number;
+  sessions: RuntimeSession[];
+}
+
+export interface Channel {
+  id: string;
+  title: string;
+  group: string;
+  logo_url: string;
+  epg_id: string;
+  epg_name: string;
+  epg_source: string;
+  ingress: "hls" | "dash";
+  on_demand: boolean;
+  autostart: boolean;
+  source_url: string;
+  upstream: string;
+  path: string;
+  disabled: boolean;
+  prefer_height: number | null;
+  preferred_audio_languages: string[];
+  sort_order: number;
+  revision: number;
+  play_url: string;
+  headers: Record<string, string>;
+  user_agent: string;
+  max_viewers: number | null;
+  engine: "auto" | "native" | "ffmpeg";
+  keys: Record<string, string>;
+  updated_at: string;
+}
+
+export type EgressMode = "auto" | "direct" | "profile";
+
+export interface EgressBinding {
+  mode: EgressMode;
+  profile_id?: string | null;
+}
+
+export interface ChannelDetail {
+  channel: Channel;
+  egress_binding: EgressBinding;
+  effective_user_agent: string;
+  revision: number;
+  updated_at: string;
+}
+
+/** A channel write: the channel fields minus the read-only ones, plus `egress`. */
+export type ChannelWrite = Omit<Channel, "revision" | "play_url" | "updated_at"> & {
+  egress?: { mode: EgressMode; profile_id?: string | null };
+};
+
+export interface BulkAnswer {
+  ok: boolean;
+  changed: number;
+  channel_ids: string[];
+}
+
+export interface ReorderAnswer extends BulkAnswer {
+  revisions: Record<string, number>;
+}
+
+export interface ProbeAnswer {
+  ok: boolean;
+  status?: number;
+  content_type?: string;
+  final_url?: string;
+  dur_ms: number;
+  error?: string;
+  inspection?: {
+    native_supported: boolean;
+    suggested_engine: string;
+    reason: string | null;
+    encrypted: boolean;
+    kids: string[];
+  } | null;
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  note: string;
+  token_prefix: string;
+  scopes: Scope[];
+  enabled: boolean;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at?: string | null;
+  revision: number;
+  updated_at: string;
+}
+
+export interface IssuedApiToken {
+  token: string;
+  credential: ApiToken;
+  warning: string;
+}
+
+export interface AuditRecord {
+  id: number | string;
+  token_id: string;
+  token_prefix: string;
+  method: string;
+  path: string;
+  required_scope: string | null;
+  decision: "allow" | "deny";
+  status: number;
+  remote: string;
+  user_agent: string;
+  request_id: string;
+  created_at: string;
+  reason?: string;
+}
+
+export interface PlaybackKey {
+  id: string;
+  name: string;
+  token_prefix: string;
+  scope: { all: boolean; channel_ids: string[] };
+  enabled: boolean;
+  note: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  expires_at: string | null;
+  revision: number;
+}
+
+export interface IssuedPlaybackKey {
+  id: string;
+  name: string;
+  token: string;
+  token_prefix: string;
+  scope: PlaybackKey["scope"];
+  playlist_url: string;
+  created_at: string;
+  expires_at: string | null;
+  warning: string;
+}
+
+export interface AccessRecord {
+  id: number | string;
+  token_id: string;
+  token_prefix: string;
+  path: string;
+  channel_id: string | null;
+  status: number;
+  remote: string;
+  created_at: string;
+}
+
+export interface Settings {
+  listen: string;
+  cors_origins: string[];
+  public_hosts: string[];
+  play_require_auth: boolean;
+  tls_listen: string;
+  public_base_url: string;
+  access_log_retention_days: string;
+  tls_enabled: boolean;
+  split_listening: boolean;
+  certificate: {
+    source: string;
+    path: string;
+    hosts: string[];
+    expires_at: string | null;
+    error: string | null;
+  };
+  revision: number;
+}
+
+export interface Upstream {
+  id: string;
+  base_url: string;
+}
+
+/** Guide (spec "Guide source"); fields beyond the write body are not fixed by the spec. */
+export interface GuideSourceWrite {
+  id: string;
+  name?: string;
+  url?: string;
+  timezone?: string;
+  proxy?: string;
+  enabled?: boolean;
+}
+
+export interface GuideSourceEntry {
+  source: GuideSourceWrite & Record<string, unknown>;
+  enabled: boolean;
+  revision: number;
+  updated_at: string;
+}
+
+export interface GuideStatus {
+  source_id: string;
+  last_attempt: string | null;
+  last_success: string | null;
+  stale: boolean;
+  error: string | null;
+  channel_count: number;
+  programme_count: number;
+  available: boolean;
+  metadata?: unknown;
+}
+
+export interface GuideCandidate {
+  id?: string;
+  name?: string;
+  source?: string;
+  score?: number;
+  [field: string]: unknown;
+}
+
+export interface GuideMatch {
+  channel_id: string;
+  status: string;
+  match?: GuideCandidate | null;
+  candidates: GuideCandidate[];
+  logo_candidates?: unknown[];
+}
+
+export interface EgressProxy {
+  id: string;
+  name?: string;
+  url: string;
+  disabled?: boolean;
+  credential_configured?: boolean;
+  revision?: number;
+}
+
+export type RuleKind = "host_suffix" | "host_exact" | "channel_id" | "host_regex" | "url_regex";
+
+export interface EgressRule {
+  id?: string;
+  kind: RuleKind;
+  pattern: string;
+  /** `direct` or a proxy profile id. */
+  proxy: string;
+}
+
+export interface EgressConfig {
+  default: string;
+  playlist_policy: "rewrite" | "passthrough" | "auto";
+  docker_proxy_host: string;
+  proxies: EgressProxy[];
+  rules: EgressRule[];
+  source: string;
+  revision: number;
+}
+
+export interface EgressTestAnswer {
+  ok: boolean;
+  reachable: boolean;
+  outcome: string;
+  status?: number | null;
+  proxy_id?: string | null;
+  via_proxy?: boolean;
+  reason?: string | null;
+  rewrite?: unknown;
+  final_url?: string | null;
+  ttfb_ms?: number | null;
+  sample_bytes?: number | null;
+  throughput_kbps?: number | null;
+  dur_ms: number;
+  target?: string;
+  error?: string;
+}
+
+export interface ImportEntry {
+  id?: string;
+  title?: string;
+  action?: string;
+  status?: string;
+  reason?: string;
+  revision?: number;
+  [field: string]: unknown;
+}
+
+export interface ImportAnswer {
+  preview: boolean;
+  count: number;
+  created: number | ImportEntry[];
+  updated: number | ImportEntry[];
+  skipped: number | ImportEntry[];
+  entries: ImportEntry[];
+  revisions?: Record<string, number>;
+}

@@ -1,0 +1,50 @@
+import { useState } from "preact/hooks";
+
+/**
+ * A plaintext secret the API returns once (API token, playback key): shown with
+ * a warning and a copy button until the admin dismisses it; never kept after.
+ */
+export function SecretOnce(p: {
+  title: string;
+  secret: string;
+  warning: string;
+  extra?: { label: string; value: string } | undefined;
+  onDismiss: () => void;
+}) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const copy = async (value: string, what: string) => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(`${what} copied to the clipboard`);
+    } catch {
+      setCopied("copy failed: select the text and copy it by hand");
+    }
+  };
+  return (
+    <section class="secret-once" aria-labelledby="secret-once-title">
+      <h3 id="secret-once-title">{p.title}</h3>
+      <p class="notice notice-warn">{p.warning}</p>
+      <div class="secret-row">
+        <code class="secret-value" data-testid="secret-value">
+          {p.secret}
+        </code>
+        <button type="button" class="btn btn-primary" onClick={() => copy(p.secret, "Secret")}>
+          Copy secret
+        </button>
+      </div>
+      {p.extra ? (
+        <div class="secret-row">
+          <span class="secret-label">{p.extra.label}</span>
+          <code class="secret-value">{p.extra.value}</code>
+          <button type="button" class="btn" onClick={() => copy(p.extra!.value, p.extra!.label)}>
+            Copy {p.extra.label.toLowerCase()}
+          </button>
+        </div>
+      ) : null}
+      {copied ? <p role="status">{copied}</p> : null}
+      <button type="button" class="btn" onClick={p.onDismiss}>
+        I have stored it — hide
+      </button>
+    </section>
+  );
+}

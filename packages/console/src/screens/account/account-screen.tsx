@@ -1,0 +1,69 @@
+import { useState } from "preact/hooks";
+import { api } from "../../api/client.js";
+import type { Me } from "../../api/types.js";
+import { TextField } from "../../components/field.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+
+/** `PUT /v1/me/credentials`: the fresh token replaces the console's; older sessions die. */
+export function AccountScreen(p: { me: Me; onChanged: (token: string) => void }) {
+  const [current, setCurrent] = useState("");
+  const [username, setUsername] = useState(p.me.username);
+  const [password, setPassword] = useState("");
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const body: { current_password: string; username?: string; new_password?: string } = {
+      current_password: current,
+    };
+    if (username !== p.me.username) body.username = username;
+    if (password !== "") body.new_password = password;
+    const r = await action.run(
+      () => api.changeCredentials(body),
+      "Credentials changed. Other sessions of this account have ended.",
+    );
+    if (r) {
+      setCurrent("");
+      setPassword("");
+      p.onChanged(r.token);
+    }
+  };
+  return (
+    <section aria-labelledby="account-title">
+      <h1 id="account-title">Account</h1>
+      <form class="card" onSubmit={submit} aria-labelledby="cred-title">
+        <h2 id="cred-title">Change username or password</h2>
+        <p class="muted">
+          Signed in as {p.me.username} ({p.me.role}).
+        </p>
+        <TextField
+          label="Username"
+          value={username}
+          onInput={setUsername}
+          autoComplete="username"
+          hint="At most 64 characters"
+        />
+        <TextField
+          label="New password"
+          type="password"
+          value={password}
+          onInput={setPassword}
+          autoComplete="new-password"
+          hint="8 to 72 bytes; blank keeps the current one"
+        />
+        <TextField
+          label="Current password"
+          type="password"
+          value={current}
+          onInput={setCurrent}
+          autoComplete="current-password"
+          required
+        />
+        <ActionNotice action={action} />
+        <button type="submit" class="btn btn-primary" disabled={action.busy}>
+          Change credentials
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,213 @@
+import { ApiError } from "../../api/api-error.js";
+import type { ChannelDetail, ChannelWrite, EgressMode } from "../../api/types.js";
+
+/** One header row of the editor; `secretSet` marks a value the API blanked (stored, not shown). */
+export interface HeaderRow {
+  name: string;
+  value: string;
+  secretSet: boolean;
+}
+
+/** The form's state: strings as typed, converted to the write body on save. */
+export interface ChannelDraft {
+  id: string;
+  title: string;
+  group: string;
+  logo_url: string;
+  epg_id: string;
+  epg_name: string;
+  epg_source: string;
+  ingress: "hls" | "dash";
+  source_url: string;
+  upstream: string;
+  path: string;
+  user_agent: string;
+  on_demand: boolean;
+  autostart: boolean;
+  disabled: boolean;
+  prefer_height: string;
+  preferred_audio_languages: string;
+  sort_order: string;
+  max_viewers: string;
+  engine: "auto" | "native" | "ffmpeg";
+  headers: HeaderRow[];
+  /** ClearKey keys as the API returned them (values blank = stored, kept on write). */
+  keys: Record<string, string>;
+  egress_mode: EgressMode;
+  egress_profile_id: string;
+}
+
+export const EMPTY_DRAFT: ChannelDraft = {
+  id: "",
+  title: "",
+  group: "",
+  logo_url: "",
+  epg_id: "",
+  epg_name: "",
+  epg_source: "",
+  ingress: "hls",
+  source_url: "",
+  upstream: "",
+  path: "",
+  user_agent: "",
+  on_demand: true,
+  autostart: false,
+  disabled: false,
+  prefer_height: "",
+  preferred_audio_languages: "",
+  sort_order: "0",
+  max_viewers: "",
+  engine: "auto",
+  headers: [],
+  keys: {},
+  egress_mode: "auto",
+  egress_profile_id: "",
+};
+
+/** The draft of a stored channel (admin detail). Blank header values are stored secrets. */
+export function draftOf(detail: ChannelDetail): ChannelDraft {
+  const c = detail.channel;
+  return {
+    id: c.id,
+    title: c.title,
+    group: c.group,
+    logo_url: c.logo_url,
+    epg_id: c.epg_id,
+    epg_name: c.epg_name,
+    epg_source: c.epg_source,
+    ingress: c.ingress,
+    source_url: c.source_url,
+    upstream: c.upstream,
+    path: c.path,
+    user_agent: c.user_agent,
+    on_demand: c.on_demand,
+    autostart: c.autostart,
+    disabled: c.disabled,
+    prefer_height: c.prefer_height === null ? "" : String(c.prefer_height),
+    preferred_audio_languages: c.preferred_audio_languages.join(", "),
+    sort_order: String(c.sort_order),
+    max_viewers: c.max_viewers === null ? "" : String(c.max_viewers),
+    engine: c.engine,
+    headers: Object.entries(c.headers).map(([name, value]) => ({
+      name,
+      value,
+      secretSet: value === "",
+    })),
+    keys: { ...c.keys },
+    egress_mode: detail.egress_binding.mode,
+    egress_profile_id: detail.egress_binding.profile_id ?? "",
+  };
+}
+
+/** A number field: blank is null; anything else goes to the API as typed, which validates it. */
+function numberOrNull(s: string): number | null {
+  const t = s.trim();
+  if (t === "") return null;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : (t as unknown as number);
+}
+
+/** The write body (spec "Channels": channel object plus `egress`). */
+export function writeOf(d: ChannelDraft): ChannelWrite {
+  return {
+    id: d.id.trim(),
+    title: d.title,
+    group: d.group,
+    logo_url: d.logo_url.trim(),
+    epg_id: d.epg_id,
+    epg_name: d.epg_name,
+    epg_source: d.epg_source,
+    ingress: d.ingress,
+    source_url: d.source_url.trim(),
+    upstream: d.upstream,
+    path: d.path,
+    user_agent: d.user_agent,
+    on_demand: d.on_demand,
+    autostart: d.autostart,
+    disabled: d.disabled,
+    prefer_height: numberOrNull(d.prefer_height),
+    preferred_audio_languages: d.preferred_audio_languages
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+    sort_order: numberOrNull(d.sort_order) ?? 0,
+    max_viewers: numberOrNull(d.max_viewers),
+    engine: d.engine,
+    // A blank value keeps the stored secret (spec "Channel": writing a blank keeps it).
+    headers: Object.fromEntries(
+      d.headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value]),
+    ),
+    keys: d.keys,
+    egress:
+      d.egress_mode === "profile"
+        ? { mode: "profile", profile_id: d.egress_profile_id }
+        : { mode: d.egress_mode },
+  };
+}
+
+/** Labels of the fields a conflict view compares. */
+export const FIELD_LABELS: Record<keyof ChannelDraft, string> = {
+  id: "ID",
+  title: "Title",
+  group: "Group",
+  logo_url: "Logo URL",
+  epg_id: "Guide ID",
+  epg_name: "Guide name",
+  epg_source: "Guide source",
+  ingress: "Ingress",
+  source_url: "Source URL",
+  upstream: "Upstream",
+  path: "Upstream path",
+  user_agent: "User-Agent",
+  on_demand: "On demand",
+  autostart: "Autostart",
+  disabled: "Disabled",
+  prefer_height: "Preferred height",
+  preferred_audio_languages: "Audio languages",
+  sort_order: "Sort order",
+  max_viewers: "Max viewers",
+  engine: "Engine",
+  headers: "Headers",
+  keys: "ClearKey keys",
+  egress_mode: "Egress",
+  egress_profile_id: "Egress profile",
+};
+
+/** A field value as one comparable, displayable string. */
+export function shown(d: ChannelDraft, field: keyof ChannelDraft): string {
+  const v = d[field];
+  if (field === "headers")
+    return (v as HeaderRow[])
+      .map((h) => `${h.name}: ${h.secretSet && h.value === "" ? "(set)" : h.value}`)
+      .join("; ");
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+/** Fields whose value differs between two drafts. */
+export function changedFields(a: ChannelDraft, b: ChannelDraft): (keyof ChannelDraft)[] {
+  return (Object.keys(FIELD_LABELS) as (keyof ChannelDraft)[]).filter(
+    (f) => shown(a, f) !== shown(b, f),
+  );
+}
+
+/** `title: must not be empty` → the field it names, for the message beside the input. */
+export function fieldErrorOf(err: unknown): { field: string; message: string } | null {
+  if (!(err instanceof ApiError) || err.status !== 400) return null;
+  const m = /^([a-z_]+)(?:[.[][^:]*)?: (.+)$/.exec(err.message);
+  return m ? { field: m[1]!, message: m[2]! } : null;
+}
+
+/** The write body that keeps a listed channel as stored but for `patch` (egress left as stored). */
+export function rewriteOf(c: ChannelDetail["channel"], patch: Partial<ChannelWrite>): ChannelWrite {
+  const { egress: _kept, ...body } = writeOf(
+    draftOf({
+      channel: c,
+      egress_binding: { mode: "auto" },
+      effective_user_agent: "",
+      revision: c.revision,
+      updated_at: c.updated_at,
+    }),
+  );
+  return { ...body, ...patch };
+}

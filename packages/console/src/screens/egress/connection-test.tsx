@@ -1,0 +1,114 @@
+import { useState } from "preact/hooks";
+import { api } from "../../api/client.js";
+import type { EgressProxy, EgressTestAnswer } from "../../api/types.js";
+import { SelectField, TextField } from "../../components/field.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+
+/** What each failure outcome of the connection test means (spec "Egress"). */
+const OUTCOMES: Record<string, string> = {
+  success: "The target answered through this route.",
+  slow: "Reachable, but slower than egress.min_test_kbps.",
+  blocked: "The egress guard refused the destination (not a public address, or not allowed).",
+  dns: "The host name did not resolve.",
+  timeout: "No answer within the egress timeouts.",
+  tls: "The TLS handshake failed (certificate or protocol).",
+  proxy: "The proxy could not be reached or refused the tunnel.",
+  proxy_auth: "The proxy rejected the credentials.",
+  http_error: "The target answered with an HTTP error status.",
+  network: "The connection failed (refused or reset).",
+};
+
+export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
+  const [target, setTarget] = useState("public");
+  const [url, setUrl] = useState("");
+  const [proxyId, setProxyId] = useState("");
+  const [result, setResult] = useState<EgressTestAnswer | null>(null);
+  const action = useAction();
+  return (
+    <form
+      class="card"
+      aria-labelledby="egress-test-title"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setResult(null);
+        const r = await action.run(() =>
+          api.egress.test({
+            target,
+            ...(target === "public" ? {} : { url }),
+            ...(proxyId === "" ? {} : { proxy_id: proxyId }),
+          }),
+        );
+        if (r) setResult(r);
+      }}
+    >
+      <h2 id="egress-test-title">Connection test</h2>
+      <div class="grid-2">
+        <SelectField
+          label="Target"
+          value={target}
+          onChange={setTarget}
+          options={[
+            { value: "public", label: "built-in public HTTPS probe" },
+            { value: "source", label: "a channel source URL" },
+            { value: "custom", label: "a custom URL" },
+          ]}
+        />
+        {target !== "public" ? (
+          <TextField label="Test URL" type="url" value={url} onInput={setUrl} />
+        ) : null}
+        <SelectField
+          label="Through"
+          value={proxyId}
+          onChange={setProxyId}
+          options={[
+            { value: "", label: "the configured route" },
+            { value: "direct", label: "direct" },
+            ...proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
+          ]}
+        />
+      </div>
+      <button type="submit" class="btn btn-primary" disabled={action.busy}>
+        Run test
+      </button>
+      <ActionNotice action={action} busyText="Testing the connection…" />
+      {result ? (
+        <dl class="kv" data-testid="egress-test-result">
+          <dt>Outcome</dt>
+          <dd>
+            <span class={result.ok ? "badge badge-ok" : "badge badge-bad"}>{result.outcome}</span>{" "}
+            {OUTCOMES[result.outcome] ?? ""}
+          </dd>
+          {result.error ? (
+            <>
+              <dt>Error</dt>
+              <dd class="wrap">{result.error}</dd>
+            </>
+          ) : null}
+          <dt>Route</dt>
+          <dd>{result.via_proxy ? `proxy ${result.proxy_id}` : "direct"}</dd>
+          {result.status ? (
+            <>
+              <dt>Status</dt>
+              <dd>{result.status}</dd>
+            </>
+          ) : null}
+          {result.ttfb_ms != null ? (
+            <>
+              <dt>Time to first byte</dt>
+              <dd>{result.ttfb_ms} ms</dd>
+            </>
+          ) : null}
+          {result.throughput_kbps != null ? (
+            <>
+              <dt>Throughput</dt>
+              <dd>{result.throughput_kbps} kbit/s</dd>
+            </>
+          ) : null}
+          <dt>Duration</dt>
+          <dd>{result.dur_ms} ms</dd>
+        </dl>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,106 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { isConflict } from "../../api/api-error.js";
+import { api } from "../../api/client.js";
+import type { EgressConfig } from "../../api/types.js";
+import { SelectField, TextField } from "../../components/field.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+import { ConnectionTest } from "./connection-test.js";
+import { ProxyList } from "./proxy-list.js";
+import { RuleList } from "./rule-list.js";
+
+/** Egress routing (spec "Egress"): default route, policy, proxy profiles, rules, connection test. */
+export function EgressScreen() {
+  const [cfg, setCfg] = useState<EgressConfig | null>(null);
+  const [def, setDef] = useState("direct");
+  const [policy, setPolicy] = useState("auto");
+  const [docker, setDocker] = useState("");
+  const action = useAction();
+
+  const reload = useCallback(async () => {
+    const r = await api.egress.get();
+    setCfg(r);
+    setDef(r.default);
+    setPolicy(r.playlist_policy);
+    setDocker(r.docker_proxy_host);
+  }, []);
+  useEffect(() => {
+    void action.run(reload);
+  }, [reload]);
+
+  /** Every egress write needs the document's revision; a 409 reloads it. */
+  const write = (fn: (revision: number) => Promise<unknown>, done: string) =>
+    action.run(async () => {
+      if (cfg === null) return;
+      try {
+        await fn(cfg.revision);
+      } catch (err) {
+        if (isConflict(err)) {
+          await reload();
+          throw new Error(
+            "The egress configuration changed meanwhile; it is reloaded, apply your change again.",
+          );
+        }
+        throw err;
+      }
+      await reload();
+    }, done);
+
+  return (
+    <section aria-labelledby="egress-title">
+      <h1 id="egress-title">Egress</h1>
+      <ActionNotice action={action} />
+      {cfg ? (
+        <>
+          <form
+            class="card"
+            aria-labelledby="egress-main-title"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void write(
+                (rev) =>
+                  api.egress.replace(rev, {
+                    default: def,
+                    playlist_policy: policy as EgressConfig["playlist_policy"],
+                    docker_proxy_host: docker,
+                    proxies: cfg.proxies,
+                    rules: cfg.rules,
+                  }),
+                "Egress configuration saved.",
+              );
+            }}
+          >
+            <h2 id="egress-main-title">Routing</h2>
+            <p class="muted">
+              Stored configuration from {cfg.source}, revision {cfg.revision}.
+            </p>
+            <div class="grid-2">
+              <SelectField
+                label="Default route"
+                value={def}
+                onChange={setDef}
+                options={[
+                  { value: "direct", label: "direct" },
+                  ...cfg.proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
+                ]}
+              />
+              <SelectField
+                label="Playlist policy"
+                value={policy}
+                onChange={setPolicy}
+                options={["rewrite", "passthrough", "auto"]}
+              />
+              <TextField label="Docker proxy host" value={docker} onInput={setDocker} />
+            </div>
+            <button type="submit" class="btn btn-primary" disabled={action.busy}>
+              Save routing
+            </button>
+          </form>
+          <ProxyList proxies={cfg.proxies} write={write} />
+          <RuleList rules={cfg.rules} proxies={cfg.proxies} write={write} />
+          <ConnectionTest proxies={cfg.proxies} />
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,157 @@
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../../api/client.js";
+import type { ImportAnswer, ImportEntry } from "../../api/types.js";
+import { TextAreaField } from "../../components/field.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+
+const count = (v: number | ImportEntry[]) => (Array.isArray(v) ? v.length : v);
+
+/** The revisions a preview saw, sent back on apply so a channel changed since gives 409. */
+function revisionsOf(a: ImportAnswer): Record<string, number> {
+  if (a.revisions) return a.revisions;
+  const out: Record<string, number> = {};
+  for (const e of a.entries) if (e.id && typeof e.revision === "number") out[e.id] = e.revision;
+  return out;
+}
+
+/** M3U import (paste or file → preview → apply) and export download (spec "Import and export"). */
+export function M3uScreen() {
+  const [content, setContent] = useState("");
+  const [preview, setPreview] = useState<ImportAnswer | null>(null);
+  const [download, setDownload] = useState<{ url: string; name: string } | null>(null);
+  const action = useAction();
+  useEffect(
+    () => () => {
+      if (download) URL.revokeObjectURL(download.url);
+    },
+    [download],
+  );
+  return (
+    <section aria-labelledby="m3u-title">
+      <h1 id="m3u-title">M3U import and export</h1>
+      <form
+        class="card"
+        aria-labelledby="import-title"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setPreview(null);
+          const r = await action.run(
+            () => api.m3u.importPlaylist(content, false),
+            "Preview ready: nothing is written yet.",
+          );
+          if (r) setPreview(r);
+        }}
+      >
+        <h2 id="import-title">Import</h2>
+        <div class="field">
+          <label for="m3u-file">Playlist file</label>
+          <input
+            id="m3u-file"
+            type="file"
+            accept=".m3u,.m3u8,audio/x-mpegurl,application/vnd.apple.mpegurl"
+            onChange={async (e) => {
+              const f = (e.currentTarget as HTMLInputElement).files?.[0];
+              if (f) setContent(await f.text());
+            }}
+          />
+        </div>
+        <TextAreaField
+          label="Or paste the playlist"
+          value={content}
+          onInput={setContent}
+          rows={8}
+        />
+        <button
+          type="submit"
+          class="btn btn-primary"
+          disabled={action.busy || content.trim() === ""}
+        >
+          Preview import
+        </button>
+      </form>
+      <ActionNotice action={action} />
+      {preview ? (
+        <section class="card" aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview</h2>
+          <p data-testid="import-summary">
+            {preview.count} entries: {count(preview.created)} to create, {count(preview.updated)} to
+            update, {count(preview.skipped)} skipped.
+          </p>
+          <div class="table-wrap">
+            <table class="table">
+              <thead>
+                <tr>
+                  <th scope="col">Channel</th>
+                  <th scope="col">Title</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Note</th>
+                </tr>
+              </thead>
+              <tbody>
+                {preview.entries.map((e, i) => (
+                  <tr key={i}>
+                    <td class="mono">{e.id ?? "—"}</td>
+                    <td>{e.title ?? "—"}</td>
+                    <td>{e.action ?? e.status ?? "—"}</td>
+                    <td class="wrap">{e.reason ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <button
+            type="button"
+            class="btn btn-primary"
+            disabled={action.busy}
+            onClick={async () => {
+              const r = await action.run(
+                () => api.m3u.importPlaylist(content, true, revisionsOf(preview)),
+                (a) =>
+                  `Imported: ${count(a.created)} created, ${count(a.updated)} updated, ${count(a.skipped)} skipped.`,
+              );
+              if (r) setPreview(null);
+            }}
+          >
+            Apply import
+          </button>
+        </section>
+      ) : null}
+      <section class="card" aria-labelledby="export-title">
+        <h2 id="export-title">Export</h2>
+        <p class="muted">
+          The export creates a playback key named "M3U export" and puts it into the URLs; no session
+          or admin token appears in the file.
+        </p>
+        <button
+          type="button"
+          class="btn"
+          disabled={action.busy}
+          onClick={async () => {
+            const r = await action.run(() => api.m3u.exportPlaylist(), "Export ready.");
+            if (r) {
+              const url = URL.createObjectURL(
+                new Blob([r.text], { type: "application/vnd.apple.mpegurl" }),
+              );
+              setDownload({ url, name: r.filename });
+            }
+          }}
+        >
+          Create export
+        </button>
+        {download ? (
+          <p>
+            <a
+              class="btn btn-primary"
+              href={download.url}
+              download={download.name}
+              data-testid="export-download"
+            >
+              Download {download.name}
+            </a>
+          </p>
+        ) : null}
+      </section>
+    </section>
+  );
+}

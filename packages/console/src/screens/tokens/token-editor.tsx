@@ -1,0 +1,71 @@
+import { useState } from "preact/hooks";
+import { api } from "../../api/client.js";
+import type { ApiToken, Scope } from "../../api/types.js";
+import { CheckboxField, Fieldset, TextField } from "../../components/field.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+
+const ALL_SCOPES: Scope[] = ["read", "write", "delete", "refresh"];
+
+/** `PUT /v1/admin/api-tokens/{id}` with the revision it was opened at. */
+export function TokenEditor(p: {
+  token: ApiToken;
+  onDone: (message: string) => void;
+  onCancel: () => void;
+}) {
+  const t = p.token;
+  const [name, setName] = useState(t.name);
+  const [note, setNote] = useState(t.note);
+  const [scopes, setScopes] = useState<Scope[]>(t.scopes);
+  const [expires, setExpires] = useState(t.expires_at ? t.expires_at.slice(0, 16) : "");
+  const action = useAction();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const ok = await action.run(() =>
+      api.apiTokens.update(t.id, t.revision, {
+        name,
+        note,
+        scopes,
+        expires_at: expires === "" ? null : new Date(`${expires}Z`).toISOString(),
+      }),
+    );
+    if (ok) p.onDone(`${name} saved.`);
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="edit-token-title">
+      <h2 id="edit-token-title">Edit token {t.name}</h2>
+      <div class="grid-2">
+        <TextField label="Name" value={name} onInput={setName} />
+        <TextField label="Note" value={note} onInput={setNote} />
+        <TextField
+          label="Expires at (UTC)"
+          type="datetime-local"
+          value={expires}
+          onInput={setExpires}
+          hint="Blank: never"
+        />
+      </div>
+      <Fieldset legend="Scopes">
+        <div class="checks">
+          {ALL_SCOPES.map((s) => (
+            <CheckboxField
+              key={s}
+              label={s}
+              checked={scopes.includes(s)}
+              onChange={(on) => setScopes(on ? [...scopes, s] : scopes.filter((x) => x !== s))}
+            />
+          ))}
+        </div>
+      </Fieldset>
+      <ActionNotice action={action} />
+      <div class="row-actions">
+        <button type="submit" class="btn btn-primary" disabled={action.busy}>
+          Save token
+        </button>
+        <button type="button" class="btn" onClick={p.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
