@@ -19,6 +19,7 @@ import {
   prepareFfmpegEngine,
   type SessionManager,
 } from "@svc/playback/dash-engine";
+import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -133,6 +134,11 @@ export async function composeFull(
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
+    facts: async () => ({
+      stateDatabase: state.file,
+      channels: ctx.channels.list().length,
+      ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
+    }),
     started: () => manager.startAutostart(),
     shutdown: async () => {
       await manager.close();

@@ -71,6 +71,8 @@ export interface AdminStateOptions {
 
 export interface AdminState {
   readonly ctx: AdminContext;
+  /** The state database file (`{data_dir}/state.db`). */
+  readonly file: string;
   /** Writes every queued record, stops timers and closes the database. */
   close(): void;
 }
@@ -151,6 +153,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
   timer.unref();
   return {
     ctx,
+    file: state.file,
     close() {
       clearInterval(timer);
       ctx.usage.close();

@@ -6,7 +6,7 @@ export {
 } from "./bearer.js";
 export { createRateLimiter, type RateLimiter } from "./login-limiter.js";
 export { createLoginRoute, isoSeconds, loginResponse } from "./login-route.js";
-export { hashPassword, verifyPassword } from "./passwords.js";
+export { BCRYPT_COST, hashPassword, verifyPassword } from "./passwords.js";
 export {
   CLOCK_SKEW_SEC,
   createSessionTokens,
