@@ -32,12 +32,18 @@ COPY . .
 ARG COMMIT=unknown
 ENV SVC_BUILD_COMMIT=${COMMIT}
 RUN pnpm install --offline --frozen-lockfile \
- && pnpm exec turbo run build --filter=@svc/gateway-full --filter=@svc/gateway-lite \
- # One self-contained folder per binary with its production dependencies only:
- # the lite one has no better-sqlite3 at all.
- && pnpm --filter=@svc/gateway-full deploy --legacy --prod --offline /out/full \
- && pnpm --filter=@svc/gateway-lite deploy --legacy --prod --offline /out/lite \
- && find /out -name '*.tsbuildinfo' -delete
+ && pnpm exec turbo run build --filter=@svc/gateway-full --filter=@svc/gateway-lite
+# The runtime tree: every workspace package's manifest and dist/, with production
+# dependencies only (from the same lockfile and store; native builds are reused).
+RUN mkdir /prod \
+ && cp package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc /prod/ \
+ && for d in packages/* apps/* tests; do \
+      mkdir -p "/prod/$d" && cp "$d/package.json" "/prod/$d/" \
+      && if [ -d "$d/dist" ]; then cp -r "$d/dist" "/prod/$d/"; fi; \
+    done \
+ && find /prod -name '*.tsbuildinfo' -delete -o -name '*.test.js*' -delete \
+ && rm -rf /prod/tests/dist \
+ && cd /prod && pnpm install --prod --offline --frozen-lockfile
 
 FROM ${BASE} AS runtime
 # ffmpeg: the DASH compatibility engine; tini: PID 1 that forwards SIGTERM to
@@ -49,8 +55,7 @@ RUN apt-get update \
  && groupadd --system --gid 10001 svc \
  && useradd --system --uid 10001 --gid svc --home-dir /data --no-create-home --shell /usr/sbin/nologin svc \
  && mkdir -p /data && chown svc:svc /data && chmod 0700 /data
-COPY --from=build /out/full /app/full
-COPY --from=build /out/lite /app/lite
+COPY --from=build /prod /app
 COPY --chmod=0755 docker/gateway-full docker/gateway-lite /usr/local/bin/
 ENV NODE_ENV=production \
     SVC_CONFIG=/data/gateway.yaml \

@@ -203,12 +203,16 @@ try {
     ffmpegInImage.status === 0 && /^ffmpeg version/.test(ffmpegInImage.stdout),
     "ffmpeg runs in the image",
   );
-  const liteSqlite = inImage([
-    "sh",
-    "-c",
-    "ls /app/lite/node_modules/.pnpm | grep -c better-sqlite3 || true",
-  ]);
-  check(liteSqlite.stdout.trim() === "0", "the lite build ships without better-sqlite3");
+  // Node resolves better-sqlite3 from the full app's folder, never from the lite app's
+  // (operator contract: the lite binary does not load it).
+  const resolves = (app) =>
+    inImage([
+      "sh",
+      "-c",
+      `cd /app/apps/${app} && node --input-type=module -e "import('better-sqlite3').then(() => process.exit(0), () => process.exit(3))"`,
+    ]).status;
+  check(resolves("gateway-full") === 0, "the full app resolves better-sqlite3");
+  check(resolves("gateway-lite") === 3, "the lite app cannot resolve better-sqlite3");
 
   // A loopback origin with real media made by the host's ffmpeg.
   const media = join(work, "media");

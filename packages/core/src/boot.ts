@@ -87,6 +87,13 @@ export async function bootGateway(options: BootOptions): Promise<void> {
   servers.push(await startServer(composed.app, config.server.listen));
   if (config.server.tls_listen !== "" && tls !== undefined && composed.tlsEnabled !== false)
     servers.push(await startServer(composed.app, config.server.tls_listen, tls));
+  else if (tls !== undefined)
+    // The full build's runtime setting wins over the file (spec "Settings"): say so,
+    // or an operator looks for a listener that was never meant to start.
+    log.warn(
+      { summary: { tls_listen: config.server.tls_listen, tls_enabled: false } },
+      `tls_listen ${config.server.tls_listen}: not started, TLS is turned off in the runtime settings (tls_enabled; PUT /v1/admin/settings, then restart)`,
+    );
   const urls = servers.map((x) => x.url);
   logStartupSummary(log, config, urls, await composed.facts?.());
   let stopping = false;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -161,6 +161,66 @@ describe("startup summary", () => {
     } finally {
       process.kill(-proc.pid!, "SIGTERM");
       await exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("full: the TLS listener in the summary, and a warning when the runtime setting keeps it off", async () => {
+    const dir = tempDir("svc-tls-summary-");
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ed25519",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
+      const env = { SVC_LOG_LEVEL: "info", SVC_LOG_FORMAT: "json" };
+      const tls = {
+        listen: "127.0.0.1:0",
+        tls_listen: "127.0.0.1:0",
+        tls_cert_file: join(dir, "cert.pem"),
+        tls_key_file: join(dir, "key.pem"),
+      };
+      // First start without TLS: the settings row records TLS off.
+      const plain = await startGateway("full", { auth: authSection() }, { env, dir });
+      assert.equal(await plain.stop(), 0);
+      const off = await startGateway("full", { auth: authSection(), server: tls }, { env, dir });
+      try {
+        assert.match(
+          off.stdout(),
+          /"level":40,[^\n]*"msg":"tls_listen 127\.0\.0\.1:0: not started, TLS is turned off in the runtime settings/,
+        );
+        assert.doesNotMatch(off.stdout(), /listening on https:/);
+      } finally {
+        assert.equal(await off.stop(), 0);
+      }
+      // A fresh data dir takes TLS on from the file: both listeners, both in the summary.
+      const on = await startGateway(
+        "full",
+        { auth: authSection(), server: { ...tls, data_dir: join(dir, "fresh") } },
+        { env, dir },
+      );
+      try {
+        const https = /^listening on (https:\/\/\S+)$/m.exec(on.stdout())?.[1];
+        assert.ok(https !== undefined, on.stdout());
+        assert.match(on.stdout(), new RegExp(`"msg":"listen: ${on.url}, ${https}"`));
+      } finally {
+        assert.equal(await on.stop(), 0);
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
