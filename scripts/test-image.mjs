@@ -128,6 +128,9 @@ try {
       "--isolation",
       "chroot",
       "--no-cache",
+      // Docker format: the OCI format has no HEALTHCHECK and podman would drop it.
+      "--format",
+      "docker",
       "--layers=false",
       "--pull=never",
       "--build-arg",
@@ -151,7 +154,9 @@ try {
     `tini is PID 1 (${JSON.stringify(cfg.Entrypoint)})`,
   );
   check(
-    /healthz/.test(JSON.stringify(inspect.Healthcheck ?? cfg.Healthcheck ?? "")),
+    JSON.stringify(inspect.HealthCheck ?? inspect.Healthcheck ?? cfg.Healthcheck ?? null).includes(
+      "/healthz",
+    ),
     "HEALTHCHECK on /healthz",
   );
 
@@ -203,16 +208,16 @@ try {
     ffmpegInImage.status === 0 && /^ffmpeg version/.test(ffmpegInImage.stdout),
     "ffmpeg runs in the image",
   );
-  // Node resolves better-sqlite3 from the full app's folder, never from the lite app's
-  // (operator contract: the lite binary does not load it).
-  const resolves = (app) =>
+  // better-sqlite3 resolves where the full build's state lives (admin-api), never from the
+  // lite app's folder (operator contract: the lite binary does not load it).
+  const resolves = (dir) =>
     inImage([
       "sh",
       "-c",
-      `cd /app/apps/${app} && node --input-type=module -e "import('better-sqlite3').then(() => process.exit(0), () => process.exit(3))"`,
+      `cd /app/${dir} && node --input-type=module -e "import('better-sqlite3').then(() => process.exit(0), () => process.exit(3))"`,
     ]).status;
-  check(resolves("gateway-full") === 0, "the full app resolves better-sqlite3");
-  check(resolves("gateway-lite") === 3, "the lite app cannot resolve better-sqlite3");
+  check(resolves("packages/admin-api") === 0, "the full build's admin-api resolves better-sqlite3");
+  check(resolves("apps/gateway-lite") === 3, "the lite app cannot resolve better-sqlite3");
 
   // A loopback origin with real media made by the host's ffmpeg.
   const media = join(work, "media");
@@ -327,7 +332,9 @@ try {
     const playlist = await fetch(`${url}/v1/play/test/index.m3u8`);
     const text = await playlist.text();
     check(
-      playlist.status === 200 && text.startsWith("#EXTM3U") && /\/v1\/play\/test\/u\//.test(text),
+      playlist.status === 200 &&
+        text.startsWith("#EXTM3U") &&
+        /(^|\/)u\/[A-Za-z0-9_-]+/m.test(text),
       "the channel playlist is rewritten through the gateway",
     );
     const probe = spawnSync(
