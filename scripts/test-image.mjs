@@ -337,7 +337,8 @@ try {
         /(^|\/)u\/[A-Za-z0-9_-]+/m.test(text),
       "the channel playlist is rewritten through the gateway",
     );
-    const probe = spawnSync(
+    // Asynchronous: the loopback origin lives in this process and must keep answering.
+    const probe = await runAsync(
       "ffprobe",
       [
         "-v",
@@ -348,7 +349,7 @@ try {
         "csv=p=0",
         `${url}/v1/play/test/index.m3u8`,
       ],
-      { encoding: "utf8", timeout: 60_000 },
+      60_000,
     );
     check(
       probe.status === 0 && probe.stdout.trim() === "h264,160",
@@ -385,4 +386,24 @@ function check(ok, what) {
   if (!ok) throw new Error(what);
   checks += 1;
   log(`ok: ${what.split("\n")[0]}`);
+}
+
+/** Runs a command without blocking the event loop; resolves with status and output. */
+function runAsync(cmd, args, timeoutMs) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("exit", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }
