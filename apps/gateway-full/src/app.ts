@@ -23,6 +23,7 @@ import {
   prepareFfmpegEngine,
   type SessionManager,
 } from "@svc/playback/dash-engine";
+import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -153,6 +154,11 @@ export async function composeFull(
   return {
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
+    facts: async () => ({
+      stateDatabase: state.file,
+      channels: ctx.channels.list().length,
+      ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
+    }),
     started: () => {
       state.startGuide();
       manager.startAutostart();

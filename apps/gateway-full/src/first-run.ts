@@ -5,6 +5,8 @@ import { hashPassword } from "@svc/core/auth";
 
 /** Where `npm start` keeps its state when no config is named (operator contract "Commands"). */
 export const DEFAULT_DATA_DIR = "./data";
+/** The config file of the embedded default, written on the first start. */
+export const DEFAULT_CONFIG_PATH = join(DEFAULT_DATA_DIR, "gateway.yaml");
 
 /**
  * First run of the embedded default: writes `./data/gateway.yaml` with one

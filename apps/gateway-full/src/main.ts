@@ -1,17 +1,22 @@
 #!/usr/bin/env node
-import { bootGateway } from "@svc/core/boot";
+import { readBuildInfo, runCli } from "@svc/core/cli";
 import { composeFull } from "./app.js";
-import { ensureDefaultConfig } from "./first-run.js";
+import { DEFAULT_CONFIG_PATH, ensureDefaultConfig } from "./first-run.js";
 
 let firstRun: { path: string; password: string | undefined } | undefined;
 
-await bootGateway({
+await runCli({
   build: "full",
   argv: process.argv.slice(2),
-  // Without --config or SVC_CONFIG, `npm start` runs on the embedded default in ./data.
-  defaultConfig: async () => {
-    firstRun = await ensureDefaultConfig();
-    return firstRun.path;
+  info: readBuildInfo(new URL("./build-info.json", import.meta.url)),
+  // Without --config or SVC_CONFIG, `npm start` runs on the embedded default in ./data;
+  // the file is written only when the gateway really starts (never by --check-config).
+  defaultConfig: {
+    path: DEFAULT_CONFIG_PATH,
+    prepare: async () => {
+      firstRun = await ensureDefaultConfig();
+      return firstRun.path;
+    },
   },
   compose: async (ctx) => {
     const composed = await composeFull(ctx);

@@ -18,6 +18,7 @@ import {
   createSessionManager,
   prepareFfmpegEngine,
 } from "@svc/playback/dash-engine";
+import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
 import {
   createPlaybackRuntime,
   createPlayRoutes,
@@ -102,6 +103,11 @@ export async function composeLite({
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
   return {
     app,
+    facts: async () => ({
+      stateDatabase: undefined,
+      channels: catalog.list().length,
+      ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
+    }),
     started: () => sessions.startAutostart(),
     shutdown: async () => {
       await sessions.close();

@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { bootGateway } from "@svc/core/boot";
+import { readBuildInfo, runCli } from "@svc/core/cli";
 import { composeLite } from "./app.js";
 
-await bootGateway({ build: "lite", argv: process.argv.slice(2), compose: composeLite });
+await runCli({
+  build: "lite",
+  argv: process.argv.slice(2),
+  info: readBuildInfo(new URL("./build-info.json", import.meta.url)),
+  compose: composeLite,
+});

@@ -76,6 +76,8 @@ export interface AdminState {
   startGuide(): void;
   /** Stops the guide's schedule and aborts a refresh in progress; before {@link close}. */
   stopGuide(): Promise<void>;
+  /** The state database file (`{data_dir}/state.db`). */
+  readonly file: string;
   /** Writes every queued record, stops timers and closes the database. */
   close(): void;
 }
@@ -171,6 +173,7 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     ctx,
     startGuide: () => guide.start(),
     stopGuide: () => guide.close(),
+    file: state.file,
     close() {
       clearInterval(timer);
       ctx.usage.close();

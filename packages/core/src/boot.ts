@@ -1,13 +1,22 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Hono } from "hono";
-import { type Environment, readEnvironment } from "./config/environment.js";
-import { configDirectory, type GatewayConfig, loadConfigFile } from "./config/load.js";
+import type { BuildInfo } from "./cli/build-info.js";
+import type { Environment } from "./config/environment.js";
+import { type GatewayConfig, loadConfigFile } from "./config/load.js";
 import { ConfigError, formatProblem } from "./config/problems.js";
 import type { RunningServer } from "./http/server.js";
 import { startServer } from "./http/server.js";
+import { readTlsFiles } from "./http/tls-files.js";
 import type { AppEnv, Build } from "./http/types.js";
-import { createLogger, type Logger } from "./log.js";
+import { createLogger, type Logger, resolveLogFormat } from "./log.js";
+
+/** What the startup summary says beyond the config: the app knows these, boot does not. */
+export interface StartupFacts {
+  /** The state database file; undefined in the lite build (it has none). */
+  readonly stateDatabase: string | undefined;
+  readonly channels: number;
+  /** The compatibility engine's binary: its version, or why it cannot run. */
+  readonly ffmpeg: { ok: true; version: string } | { ok: false; reason: string };
+}
 
 /** What an app's composition hands back to the boot sequence. */
 export interface ComposedGateway {
@@ -20,13 +29,18 @@ export interface ComposedGateway {
   readonly afterClose?: () => Promise<void> | void;
   /** False: the runtime setting turned TLS off, so the `tls_listen` listener is not started. */
   readonly tlsEnabled?: boolean;
+  /** Facts for the startup summary, asked once after the listeners are up. */
+  readonly facts?: () => Promise<StartupFacts>;
 }
 
 export interface BootOptions {
   readonly build: Build;
-  readonly argv: readonly string[];
-  /** The config path to use when neither `--config` nor `SVC_CONFIG` is given; undefined: required. */
-  readonly defaultConfig?: (env: Environment) => Promise<string> | string;
+  readonly info: BuildInfo;
+  readonly env: Environment;
+  /** The config file to run on (resolved by the command line). */
+  readonly configPath: string;
+  /** Whether stdout is a terminal (picks the log format unless `SVC_LOG_FORMAT` forces one). */
+  readonly stdoutIsTty?: boolean;
   readonly compose: (ctx: {
     config: GatewayConfig;
     env: Environment;
@@ -39,23 +53,27 @@ const SHUTDOWN_BUDGET_MS = 9_000;
 
 /**
  * The boot sequence of both binaries: read config (exit 2 on any problem, one
- * line per problem on stderr), compose the app, listen, print
- * `listening on URL`, and stop gracefully on SIGTERM/SIGINT.
+ * line per problem on stderr), compose the app, listen, log the startup summary,
+ * print `listening on URL`, and stop gracefully on SIGTERM/SIGINT.
  */
 export async function bootGateway(options: BootOptions): Promise<void> {
-  const env = readEnvironment();
+  const { env } = options;
   let config: GatewayConfig;
   let composed: ComposedGateway;
-  const log = createLogger({ level: env.logLevel, build: options.build });
+  let tls: ReturnType<typeof readTlsFiles>;
+  const format = resolveLogFormat(
+    env.logFormat,
+    options.stdoutIsTty ?? process.stdout.isTTY === true,
+  );
+  const log = createLogger({ level: env.logLevel, build: options.build, format });
+  const { info } = options;
+  log.info(
+    { summary: { version: info.version, commit: info.commit, node: process.version } },
+    `${info.name} ${options.build} ${info.version} (commit ${info.commit}, node ${process.version})`,
+  );
   try {
-    const path =
-      configPathFrom(options.argv) ?? env.configPath ?? (await options.defaultConfig?.(env));
-    if (path === undefined) {
-      throw new ConfigError([
-        { path: "", message: "no config file: pass --config FILE or set SVC_CONFIG" },
-      ]);
-    }
-    config = loadConfigFile(path, env);
+    config = loadConfigFile(options.configPath, env);
+    tls = readTlsFiles(config);
     composed = await options.compose({ config, env, log });
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -67,15 +85,17 @@ export async function bootGateway(options: BootOptions): Promise<void> {
 
   const servers: RunningServer[] = [];
   servers.push(await startServer(composed.app, config.server.listen));
-  const s = config.server;
-  if (s.tls_listen !== "" && s.tls_cert_file !== "" && composed.tlsEnabled !== false) {
-    const base = configDirectory(config);
-    const tls = {
-      cert: readFileSync(resolve(base, s.tls_cert_file)),
-      key: readFileSync(resolve(base, s.tls_key_file)),
-    };
-    servers.push(await startServer(composed.app, s.tls_listen, tls));
-  }
+  if (config.server.tls_listen !== "" && tls !== undefined && composed.tlsEnabled !== false)
+    servers.push(await startServer(composed.app, config.server.tls_listen, tls));
+  else if (tls !== undefined)
+    // The full build's runtime setting wins over the file (spec "Settings"): say so,
+    // or an operator looks for a listener that was never meant to start.
+    log.warn(
+      { summary: { tls_listen: config.server.tls_listen, tls_enabled: false } },
+      `tls_listen ${config.server.tls_listen}: not started, TLS is turned off in the runtime settings (tls_enabled; PUT /v1/admin/settings, then restart)`,
+    );
+  const urls = servers.map((x) => x.url);
+  logStartupSummary(log, config, urls, await composed.facts?.());
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -98,16 +118,39 @@ export async function bootGateway(options: BootOptions): Promise<void> {
   // as it reads it, and without a handler the default action kills the process.
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
-  for (const server of servers) process.stdout.write(`listening on ${server.url}\n`);
-  composed.started?.(servers.map((x) => x.url));
+  for (const url of urls) process.stdout.write(`listening on ${url}\n`);
+  composed.started?.(urls);
 }
 
-/** `--config FILE` or `--config=FILE`. */
-function configPathFrom(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--config") return argv[i + 1];
-    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
-  }
-  return undefined;
+/**
+ * The lines after the build line that an operator reads first (issue 16):
+ * listen addresses, data dir, state database, engines and channel count, at
+ * `info`, before the `listening on` lines a supervisor waits for. The text says
+ * it all; `summary` repeats it as fields for JSON readers.
+ */
+function logStartupSummary(
+  log: Logger,
+  config: GatewayConfig,
+  urls: readonly string[],
+  facts: StartupFacts | undefined,
+): void {
+  log.info({ summary: { listen: urls } }, `listen: ${urls.join(", ")}`);
+  const dataDir = config.server.data_dir;
+  log.info(
+    { summary: { data_dir: dataDir } },
+    `data dir: ${dataDir === "" ? "none (ffmpeg session folders go to a temporary folder)" : dataDir}`,
+  );
+  log.info(
+    { summary: { state_db: facts?.stateDatabase ?? null } },
+    `state database: ${facts?.stateDatabase ?? "none (lite build: the catalog is the config file)"}`,
+  );
+  if (facts === undefined) return;
+  const ffmpeg = facts.ffmpeg.ok
+    ? `ffmpeg ${facts.ffmpeg.version} (${config.media.ffmpeg_path})`
+    : `ffmpeg not available (${facts.ffmpeg.reason}; media.ffmpeg_path: ${config.media.ffmpeg_path}): DASH channels on the ffmpeg engine will not play`;
+  log.info(
+    { summary: { engines: { native: true, ffmpeg: facts.ffmpeg } } },
+    `engines: native (HLS proxy, DASH packager), ${ffmpeg}`,
+  );
+  log.info({ summary: { channels: facts.channels } }, `channels: ${facts.channels}`);
 }

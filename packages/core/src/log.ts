@@ -1,13 +1,52 @@
 import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
 
 export type { Logger } from "pino";
 
+/** `json`: one JSON object per line (for collectors); `pretty`: coloured, human-readable lines. */
+export type LogFormat = "json" | "pretty";
+
+/** Levels `SVC_LOG_LEVEL` accepts. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
 /**
- * The gateway's structured logger: JSON lines on stdout. Secrets never reach it
- * by construction (request lines carry {@link redactPath} output), and the
- * redact list is a second fence for fields that might carry one.
+ * The format when `SVC_LOG_FORMAT` does not force one: pretty for a person at a
+ * terminal, JSON lines for everything else (pipes, journald, container logs).
  */
-export function createLogger(options: { level: string; build: "full" | "lite" }): Logger {
+export function resolveLogFormat(requested: string | undefined, stdoutIsTty: boolean): LogFormat {
+  if (requested === "json" || requested === "pretty") return requested;
+  return stdoutIsTty ? "pretty" : "json";
+}
+
+/**
+ * The gateway's structured logger on stdout. Secrets never reach it by
+ * construction (request lines carry {@link redactPath} output), and the redact
+ * list is a second fence for fields that might carry one; redaction happens
+ * before either format renders the record.
+ */
+export function createLogger(options: {
+  level: string;
+  build: "full" | "lite";
+  format?: LogFormat;
+  /** Colours in the pretty format (default: only when stdout is a terminal). */
+  colorize?: boolean;
+}): Logger {
+  const destination =
+    options.format === "pretty"
+      ? // In-thread and synchronous (no transport worker), so records keep their
+        // order with the plain `listening on` lines written to stdout.
+        pretty({
+          destination: 1,
+          sync: true,
+          colorize: options.colorize ?? process.stdout.isTTY === true,
+          translateTime: "SYS:HH:MM:ss.l",
+          // `summary` repeats the startup lines' text as fields for JSON readers.
+          ignore: "pid,hostname,build,summary",
+          singleLine: true,
+        })
+      : // Synchronous as pino's own default: the startup summary must reach stdout
+        // before the `listening on` line that supervisors and tests wait for.
+        pino.destination({ dest: 1, sync: true });
   return pino(
     {
       level: options.level,
@@ -31,7 +70,7 @@ export function createLogger(options: { level: string; build: "full" | "lite" })
         censor: "[redacted]",
       },
     },
-    pino.destination({ dest: 1, sync: false, minLength: 0 }),
+    destination,
   );
 }
 

@@ -6,7 +6,7 @@ export {
 } from "./bearer.js";
 export { createRateLimiter, type RateLimiter } from "./login-limiter.js";
 export { createLoginRoute, isoSeconds, loginBody, loginResponse } from "./login-route.js";
-export { decoyHash, hashPassword, verifyPassword } from "./passwords.js";
+export { BCRYPT_COST, decoyHash, hashPassword, verifyPassword } from "./passwords.js";
 export {
   CLOCK_SKEW_SEC,
   createSessionTokens,

@@ -22,8 +22,13 @@ export interface SigningKeys {
  * key file, else `{data_dir}/auth/ed25519.pem` (generated with mode 0600 when
  * missing, public half beside it). A configured public key must match.
  * Throws {@link ConfigError} so the app exits 2 like any config problem.
+ * `write: false` (`--check-config`) checks the same sources but writes nothing:
+ * a missing generated key is made in memory only.
  */
-export function resolveSigningKeys(config: GatewayConfig): SigningKeys {
+export function resolveSigningKeys(
+  config: GatewayConfig,
+  options: { write?: boolean } = {},
+): SigningKeys {
   const auth = config.auth;
   const base = configDirectory(config);
   let privateKey: KeyObject;
@@ -39,7 +44,7 @@ export function resolveSigningKeys(config: GatewayConfig): SigningKeys {
     );
     source = "file";
   } else {
-    privateKey = loadOrGenerate(join(config.server.data_dir, "auth"));
+    privateKey = loadOrGenerate(join(config.server.data_dir, "auth"), options.write ?? true);
     source = "generated";
   }
   const derived = createPublicKey(privateKey);
@@ -101,13 +106,13 @@ function readKeyFile(path: string, configPath: string): string {
   }
 }
 
-function loadOrGenerate(dir: string): KeyObject {
+function loadOrGenerate(dir: string, write: boolean): KeyObject {
   const privatePath = join(dir, "ed25519.pem");
   const publicPath = join(dir, "ed25519.pub.pem");
   try {
     const pem = readFileSync(privatePath, "utf8");
     // Keep the key private even if someone loosened the mode by hand.
-    if ((statSync(privatePath).mode & 0o077) !== 0) chmodSync(privatePath, 0o600);
+    if (write && (statSync(privatePath).mode & 0o077) !== 0) chmodSync(privatePath, 0o600);
     return parsePrivate(pem, "server.data_dir");
   } catch (err) {
     if (err instanceof ConfigError) throw err;
@@ -115,8 +120,9 @@ function loadOrGenerate(dir: string): KeyObject {
       throw new ConfigError([{ path: "server.data_dir", message: `cannot read ${privatePath}` }]);
     }
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+  if (!write) return privateKey;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   // `wx`: never overwrite a key another process wrote between our read and now.
   writeFileSync(privatePath, privateKey.export({ format: "pem", type: "pkcs8" }), {
     mode: 0o600,

@@ -13,7 +13,19 @@ export interface Environment {
   readonly playOpen: boolean;
   /** `SVC_LOG_LEVEL`: pino level (default `info`). */
   readonly logLevel: string;
+  /** `SVC_LOG_FORMAT`: `json` or `pretty`; unset: pretty on a terminal, JSON otherwise. */
+  readonly logFormat: string | undefined;
 }
+
+/** Every variable {@link readEnvironment} reads, with what it does (`--help` prints this table). */
+export const ENVIRONMENT_VARIABLES: readonly (readonly [name: string, effect: string])[] = [
+  ["SVC_CONFIG", "config file path when --config is not given"],
+  ["SVC_TOKEN_PRIVATE_KEY", "inline Ed25519 PEM, overriding auth.token_private_key"],
+  ["SVC_TOKEN_PRIVATE_KEY_FILE", "key file path, overriding auth.token_private_key_file"],
+  ["SVC_PLAY_OPEN", "1: same as security.play_require_auth: false"],
+  ["SVC_LOG_LEVEL", "fatal, error, warn, info (default), debug, trace or silent"],
+  ["SVC_LOG_FORMAT", "json or pretty (default: pretty on a terminal, JSON lines otherwise)"],
+];
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
   const nonEmpty = (s: string | undefined) => (s === undefined || s === "" ? undefined : s);
@@ -23,5 +35,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     tokenPrivateKeyFile: nonEmpty(env.SVC_TOKEN_PRIVATE_KEY_FILE),
     playOpen: env.SVC_PLAY_OPEN === "1",
     logLevel: nonEmpty(env.SVC_LOG_LEVEL) ?? "info",
+    logFormat: nonEmpty(env.SVC_LOG_FORMAT),
   });
 }

@@ -1,5 +1,5 @@
 export { channelFields, checkChannelSource, httpUrl, mediaKeysSchema } from "./channel-schema.js";
-export { type Environment, readEnvironment } from "./environment.js";
+export { ENVIRONMENT_VARIABLES, type Environment, readEnvironment } from "./environment.js";
 export { configDirectory, type GatewayConfig, loadConfigFile, parseConfig } from "./load.js";
 export { ConfigError, type ConfigProblem, formatProblem, problemsFromIssues } from "./problems.js";
 export { type ConfigFile, configSchema, parseListen } from "./schema.js";

@@ -6,4 +6,5 @@ export { hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
 export { directResponseHeaders } from "./security-headers.js";
 export { type RunningServer, startServer } from "./server.js";
+export { readTlsFiles, type TlsFiles } from "./tls-files.js";
 export type { AppEnv, Build } from "./types.js";
