@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { GatewayConfig } from "@svc/core/config";
+import { ConfigError, type GatewayConfig } from "@svc/core/config";
 
 /**
  * The HMAC key of `u/` URLs and viewer leases (contract `security.signing_key`):
@@ -18,6 +18,13 @@ export function resolveUrlSigningKey(config: GatewayConfig, build: "full" | "lit
     const text = readFileSync(path, "utf8").trim();
     if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
     if (text.length >= 32) return Buffer.from(text, "utf8");
+    // A short key is never replaced silently (every signed URL would change) nor used.
+    throw new ConfigError([
+      {
+        path: "security.signing_key",
+        message: `${path} holds fewer than 32 characters; remove it to have a new key generated, or set security.signing_key`,
+      },
+    ]);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }

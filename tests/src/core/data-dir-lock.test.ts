@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import {
@@ -107,5 +107,20 @@ for (const build of ["full", "lite"] as Build[]) {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+
+    if (build === "full")
+      it("refuses a generated signing.key that was cut short (exit 2, no endless retry)", async () => {
+        const dir = tempDir("svc-short-key-");
+        try {
+          mkdirSync(join(dir, "data", "auth"), { recursive: true, mode: 0o700 });
+          writeFileSync(join(dir, "data", "auth", "signing.key"), "short\n", { mode: 0o600 });
+          const { code, stderr } = await secondStart(build, dir);
+          assert.equal(code, 2);
+          assert.match(stderr, /^security\.signing_key: \S+signing\.key holds fewer than 32/m);
+          assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace");
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      });
   });
 }
