@@ -6,8 +6,9 @@ import { ROUTE_DOCS, type RouteDoc } from "./route-docs.js";
 /** Error codes the credential gate answers, per credential kind (docs/admin-api.md). */
 const GATE_ERRORS: Record<RouteSpec["credential"], ErrorCode[]> = {
   public: [],
-  reader: ["unauthorized", "forbidden"],
-  admin: ["unauthorized", "forbidden"],
+  // An API token without the row's scope: 403 `missing_scope` (issue 12 item 10).
+  reader: ["unauthorized", "forbidden", "missing_scope"],
+  admin: ["unauthorized", "forbidden", "missing_scope"],
   session: ["unauthorized", "forbidden", "session_required"],
   playlist: ["unauthorized", "forbidden"],
   play: ["unauthorized", "forbidden"],
