@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Dispatcher } from "undici";
 import { classifyError } from "./egress-client.js";
+import { isSensitiveHeader } from "./sensitive-headers.js";
 
 /**
  * RFC 9110 7.6.1 hop-by-hop fields, plus the proxy's own credential and `host` (the target
@@ -20,23 +21,6 @@ const HOP_BY_HOP = new Set([
   "upgrade",
   "host",
 ]);
-
-/**
- * Fields the spec calls sensitive (spec "Channel": `authorization`, `proxy-authorization`,
- * `cookie`, and any name containing `token`, `secret` or `api-key`): they are sent only to
- * the channel source's own origin (issue 12 item 4).
- */
-function isSensitiveHeader(name: string): boolean {
-  const n = name.toLowerCase();
-  return (
-    n === "authorization" ||
-    n === "proxy-authorization" ||
-    n === "cookie" ||
-    n.includes("token") ||
-    n.includes("secret") ||
-    n.includes("api-key")
-  );
-}
 
 /**
  * Headers the proxy adds to the requests of one admitted process (the channel's headers,

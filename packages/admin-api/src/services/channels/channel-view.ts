@@ -1,24 +1,9 @@
 import { isoSeconds } from "@svc/core/auth";
 import type { Channel } from "@svc/core/catalog";
+import { isSensitiveHeader } from "@svc/core/egress";
 import type { StoredChannel } from "./stored-channel.js";
 
-/**
- * Spec "Channel": header names whose values admin responses blank —
- * `authorization`, `proxy-authorization`, `cookie`, and any name containing
- * `token`, `secret` or `api-key`.
- */
-export function isSensitiveHeader(name: string): boolean {
-  const n = name.toLowerCase();
-  return (
-    n === "authorization" ||
-    n === "proxy-authorization" ||
-    n === "cookie" ||
-    n.includes("token") ||
-    n.includes("secret") ||
-    n.includes("api-key")
-  );
-}
-
+/** Spec "Channel": admin responses blank the values of sensitive headers. */
 export function blankSensitiveHeaders(
   headers: Readonly<Record<string, string>>,
 ): Record<string, string> {
