@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { readdir, readFile, readlink } from "node:fs/promises";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import { endianness } from "node:os";
 
@@ -52,7 +52,10 @@ async function clientSocketInode(socket: Socket): Promise<string | undefined> {
   const local = `${peer}:${hexPort(socket.remotePort ?? 0)}`;
   const remote = `${us}:${hexPort(socket.localPort ?? 0)}`;
   const table = await readFile("/proc/net/tcp", "utf8").catch(() => "");
+  const pair = `${local} ${remote} `;
   for (const line of table.split("\n")) {
+    // Split only the one row that names the pair: the table has a row per socket.
+    if (!line.includes(pair)) continue;
     const f = line.trim().split(/\s+/);
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
     if (f[1] === local && f[2] === remote && f[9] !== undefined && f[9] !== "0") return f[9];
@@ -79,10 +82,24 @@ export async function owningProcess<T extends ProcessIdentity>(
   const inode = await clientSocketInode(socket);
   if (inode === undefined) return undefined;
   const link = `socket:[${inode}]`;
+  // Synchronous on purpose: /proc answers from memory, and one thread-pool round trip per
+  // descriptor cost more than the whole scan of an ffmpeg's dozen descriptors.
+  const readlinkOrEmpty = (path: string) => {
+    try {
+      return readlinkSync(path);
+    } catch {
+      return "";
+    }
+  };
   for (const candidate of list) {
-    const fds = await readdir(`/proc/${candidate.pid}/fd`).catch(() => [] as string[]);
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${candidate.pid}/fd`);
+    } catch {
+      // gone, or not ours to read
+    }
     for (const fd of fds) {
-      const target = await readlink(`/proc/${candidate.pid}/fd/${fd}`).catch(() => "");
+      const target = readlinkOrEmpty(`/proc/${candidate.pid}/fd/${fd}`);
       if (target !== link) continue;
       const now = processIdentity(candidate.pid);
       return now?.startTime === candidate.startTime ? candidate : undefined;
