@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, type buildConnector, type Dispatcher } from "undici";
-import { createEgressRoutes, type EgressRoutes, type RouteRequest } from "./egress-routes.js";
+import { defaultEgressRoutes, type EgressRoutes, type RouteRequest } from "./egress-routes.js";
 import { createGuardedConnector, type Resolver } from "./guarded-connector.js";
 import { createHostAllowlist, dialPort } from "./host-allowlist.js";
 import { isProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
@@ -137,13 +137,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  */
 export function createEgress(options: EgressOptions): Egress {
   const { agent } = createGuardedAgent(options);
-  const routes =
-    options.routes ??
-    createEgressRoutes({
-      allowlist: createHostAllowlist(options.allowedHosts),
-      timeouts: options.timeouts,
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-    });
+  const routes = options.routes ?? defaultEgressRoutes(options);
 
   return {
     routes,

@@ -3,9 +3,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { TLSSocket } from "node:tls";
 import type { buildConnector, Dispatcher } from "undici";
 import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
-import { createEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
+import { defaultEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
 import type { Resolver } from "./guarded-connector.js";
-import { createHostAllowlist, dialPort } from "./host-allowlist.js";
+import { dialPort } from "./host-allowlist.js";
 import { interceptionContext } from "./interception-cert.js";
 import { owningProcess, type ProcessIdentity, processIdentity } from "./peer-process.js";
 import { ProxyFailure } from "./proxy-failure.js";
@@ -95,13 +95,7 @@ const NOT_ADMITTED = "not a process this gateway started";
  */
 export async function createEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const { agent, connect } = createGuardedAgent(options);
-  const routes =
-    options.routes ??
-    createEgressRoutes({
-      allowlist: createHostAllowlist(options.allowedHosts),
-      timeouts: options.timeouts,
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-    });
+  const routes = options.routes ?? defaultEgressRoutes(options);
   /** The upstream leg of one request: direct through the guard, or through the chosen proxy. */
   const route = (target: URL, channelId: string | undefined) => {
     const choice = routes.choose(target, channelId === undefined ? {} : { channelId });

@@ -2,7 +2,7 @@ import type { Dispatcher } from "undici";
 import { stripBrackets } from "./address-policy.js";
 import type { EgressTimeouts } from "./egress-client.js";
 import { checkTarget, type Resolver, systemResolver } from "./guarded-connector.js";
-import type { HostAllowlist } from "./host-allowlist.js";
+import { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
 import {
   createProxyTransport,
   type ProxyTransport,
@@ -131,4 +131,20 @@ export function dispatcherFor(
   direct: Dispatcher,
 ): Dispatcher {
   return "profile" in choice ? routes.transport(choice.profile).dispatcher : direct;
+}
+
+/**
+ * The routes an egress client or the ffmpeg egress proxy uses when the caller hands it
+ * none: the allowlist of `security.allowed_hosts` and direct connections only.
+ */
+export function defaultEgressRoutes(options: {
+  readonly allowedHosts: readonly string[];
+  readonly timeouts: EgressTimeouts;
+  readonly resolve?: EgressRoutesOptions["resolve"];
+}): EgressRoutes {
+  return createEgressRoutes({
+    allowlist: createHostAllowlist(options.allowedHosts),
+    timeouts: options.timeouts,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
 }

@@ -1,19 +1,10 @@
+import { httpUrl } from "@svc/core/config";
 import * as v from "valibot";
 import { isIanaZone } from "./zone-offset.js";
 
 const SOURCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-const url = v.pipe(
-  v.string(),
-  v.check((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http or https URL"),
-);
+const url = httpUrl("must be an absolute http or https URL");
 
 /** `auto`, `direct` or the id of an egress route (checked by egress routing, issue 11). */
 const proxy = v.pipe(
