@@ -24,6 +24,8 @@ export interface NativePackagerOptions {
   readonly generation: string;
   /** `media.low_latency`: publish parts when the source delivers CMAF chunks. */
   readonly lowLatency: boolean;
+  /** `media.part_target_ms`: CMAF chunks are grouped into LL-HLS parts of about this. */
+  readonly partTargetMs: number;
   /** `security.max_playlist_bytes`: ceiling of one MPD. */
   readonly maxMpdBytes: number;
   readonly prefs: SelectionPreferences;
@@ -164,6 +166,7 @@ export class NativePackager {
         maxWindow: WINDOW_SEGMENTS,
         maxInitBytes: MAX_INIT_BYTES,
         maxChunkBytes: MAX_CHUNK_BYTES,
+        partTargetSec: this.o.partTargetMs / 1000,
         snapshot: () => this.snapshot!,
         nextRefresh: (ms) => this.nextRefresh(ms),
         onProgress: (kind) => {
@@ -185,7 +188,8 @@ export class NativePackager {
    * First publication: the packaging mode is fixed here, once (RFC 8216bis 6.2.1 and
    * 4.4.3.7: target duration and part target may not change between reloads). Parts are
    * published when `media.low_latency` is on and the source delivered every rendition's
-   * segments in several CMAF chunks; PART-TARGET is the longest chunk seen.
+   * segments in several parts (chunks grouped to `media.part_target_ms`); PART-TARGET is
+   * the coalescing ceiling (`k` times the longest chunk), or a longer part if one was seen.
    */
   private publish(
     publication: ChannelPublication,
@@ -196,7 +200,10 @@ export class NativePackager {
     this.packMode = this.o.lowLatency && chunked ? "ll-hls" : "hls";
     if (this.packMode === "ll-hls") {
       for (const w of windows) {
-        const longest = Math.max(...w.segments.flatMap((s) => s.parts.map((p) => p.durationSec)));
+        const longest = Math.max(
+          w.partCeilingSec,
+          ...w.segments.flatMap((s) => s.parts.map((p) => p.durationSec)),
+        );
         w.partTargetSec = Math.ceil(longest * 1000 - 1e-6) / 1000;
       }
     }
