@@ -1,6 +1,11 @@
 import type { Egress } from "@svc/core/egress";
 import { inspectInit } from "../mp4/inspect-init.js";
-import { loadMpd, resolveClockOffset } from "./fetcher/mpd-loader.js";
+import {
+  loadMpd,
+  type MpdValidators,
+  refreshMpd,
+  resolveClockOffset,
+} from "./fetcher/mpd-loader.js";
 import type { FetchContext } from "./fetcher/upstream-fetch.js";
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
 import { absurdMpdProblem } from "./inspection/timeline-check.js";
@@ -152,7 +157,9 @@ export class NativePackager {
       audioUri: (i) => publication.playlistUri(`a${i}`, QUERY_MARK),
     });
 
-    this.tasks.push(this.refreshLoop(mpd.minimumUpdatePeriod ?? targetDurationSec));
+    this.tasks.push(
+      this.refreshLoop(mpd.minimumUpdatePeriod ?? targetDurationSec, loaded.validators),
+    );
     support.renditions.forEach((r, i) => {
       const window = windows[i]!;
       const pump = runRenditionPump({
@@ -213,15 +220,16 @@ export class NativePackager {
     this.readyResolve?.();
   }
 
-  private async refreshLoop(periodSec: number): Promise<void> {
+  private async refreshLoop(periodSec: number, first: MpdValidators): Promise<void> {
     const ctx = this.ctx();
     const everyMs = Math.min(30_000, Math.max(500, periodSec * 1000));
     let url = this.o.sourceUrl;
     let failures = 0;
+    let validators = first;
     while (!this.abort.signal.aborted && this.snapshot?.mpd.type === "dynamic") {
       await pause(everyMs, this.abort.signal);
       if (this.abort.signal.aborted) return;
-      const r = await loadMpd(ctx, url, this.o.maxMpdBytes, 15_000);
+      const r = await refreshMpd(ctx, url, this.o.maxMpdBytes, 15_000, validators);
       if (!r.ok) {
         if (this.abort.signal.aborted) return;
         this.counters.fetch_errors += 1;
@@ -235,6 +243,12 @@ export class NativePackager {
       }
       failures = 0;
       this.counters.mpd_refreshes += 1;
+      validators = r.validators;
+      if ("unchanged" in r) {
+        // Nothing new: the pumps keep the model they have and are not woken.
+        this.counters.mpd_unchanged += 1;
+        continue;
+      }
       const absurd = absurdMpdProblem(r.mpd);
       if (absurd !== undefined) {
         this.o.onFatal(absurd);

@@ -145,8 +145,13 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
     }
     o.window.pending = undefined;
     if (outcome.kind === "not_yet") {
-      // LL-DASH: the encoder has not started this segment; ask again shortly.
-      await o.nextRefresh(o.window.partTargetSec === undefined ? 500 : 100);
+      // LL-DASH: the encoder has not started this segment. Its first chunk is due one chunk
+      // after the segment's start on the origin's clock: sleep until then rather than
+      // asking every 100 ms; past it, ask again shortly.
+      const due = (next.segment.wallClockStartMs ?? 0) + coalescer.longestChunk() * 1000;
+      const early = due - (Date.now() + snap.clockOffsetMs);
+      const retry = o.window.partTargetSec === undefined ? 500 : 100;
+      await o.nextRefresh(early > retry ? Math.min(early, 2000) : retry);
       continue;
     }
     o.counters.fetch_errors += 1;

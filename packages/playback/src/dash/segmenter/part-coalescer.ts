@@ -24,6 +24,11 @@ export class PartCoalescer {
 
   constructor(private readonly targetSec: number) {}
 
+  /** The longest chunk seen so far (seconds); 0 before the first. */
+  longestChunk(): number {
+    return this.longestChunkSec;
+  }
+
   /** The part duration ceiling with the chunks seen so far (PART-TARGET). */
   ceilingSec(): number {
     if (this.longestChunkSec === 0) return this.targetSec;
