@@ -14,12 +14,17 @@
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
  * hls.js's own defaults apart from `lowLatencyMode`).
  */
+import { createRequire } from "node:module";
 import { loadavg } from "node:os";
-import { chromium } from "playwright-core";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
 import { CHROMIUM_ARGS, startHlsJsPage } from "../tests/dist/harness/hlsjs-page.js";
 import { authSection } from "../tests/dist/harness/users.js";
+
+// playwright-core is the tests' devDependency (as hls.js is): resolved from there.
+const { chromium } = createRequire(new URL("../tests/package.json", import.meta.url))(
+  "playwright-core",
+);
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
