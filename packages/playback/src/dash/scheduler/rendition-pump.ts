@@ -259,6 +259,7 @@ async function pumpSegment(
         const tr = info.value.tracks[0];
         const ticks = tr?.totalDuration ?? 0;
         mediaTicks += ticks;
+        if (o.window.partTargetSec !== undefined) coalescer.retarget(o.window.partTargetSec);
         const part = coalescer.add(t.value, ticks / mediaTimescale, tr?.firstSampleIsSync ?? false);
         o.window.partCeilingSec = coalescer.ceilingSec();
         // The segment's media is all in (its MPD duration): its last part need not wait for

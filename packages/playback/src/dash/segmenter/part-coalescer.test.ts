@@ -113,4 +113,20 @@ describe("PartCoalescer: CMAF chunks grouped into LL-HLS parts", () => {
     assert.equal(c.held().length, 0);
     assert.equal(c.flush(), undefined);
   });
+
+  it("after retarget to the published PART-TARGET, a longer chunk never makes a part above it", () => {
+    const c = new PartCoalescer(0.4);
+    const first = feed(c, 4, 0.2, (i) => i === 0);
+    assert.deepEqual(
+      first.map((p) => round(p.durationSec)),
+      [0.4, 0.4],
+    );
+    c.retarget(0.4);
+    const later = feed(c, 3, 0.24, () => false);
+    for (const p of later) assert.ok(p.durationSec <= 0.4 + 1e-9, `${p.durationSec}`);
+    assert.deepEqual(
+      later.map((p) => round(p.durationSec)),
+      [0.24, 0.24, 0.24],
+    );
+  });
 });

@@ -22,7 +22,16 @@ export class PartCoalescer {
   /** Longest chunk of the rendition so far: sets how many chunks make a part. */
   private longestChunkSec = 0;
 
-  constructor(private readonly targetSec: number) {}
+  constructor(private targetSec: number) {}
+
+  /**
+   * The channel was published with this PART-TARGET: from now on the grouping aims at it,
+   * so a longer chunk later makes parts of fewer chunks instead of parts above PART-TARGET
+   * (RFC 8216bis 4.4.4.9: a part MUST NOT exceed it; 4.4.3.7: it never changes).
+   */
+  retarget(partTargetSec: number): void {
+    this.targetSec = partTargetSec;
+  }
 
   /** The longest chunk seen so far (seconds); 0 before the first. */
   longestChunk(): number {
