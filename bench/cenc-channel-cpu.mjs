@@ -8,13 +8,18 @@
  *   npx pnpm@10.34.9 exec turbo run build
  *   node bench/cenc-channel-cpu.mjs [--seconds 40] [--warmup 10] [--channels 1,4,8]
  *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
- *     [--ffmpeg-loglevel error] [--no-low-latency]
+ *     [--ffmpeg-loglevel error] [--no-low-latency] [--variants cenc,clear] [--viewer]
+ *     [--cpu-prof DIR]
  *
  * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
  * figure is the whole Node process; an idle gateway with no channel runs through the whole
  * run and is measured in the same windows, and its CPU is subtracted before dividing by N.
  * `--clear-control` runs, in the same windows, a second gateway and N more ffmpegs on the same
  * media served in the clear: the difference is what decryption costs each engine.
+ * `--variants clear` measures the clear stream alone (the packager without decryption).
+ * `--viewer`: during the window one LL-HLS viewer per gateway channel follows its video and
+ * audio playlists part by part (`ll-hls-viewer.mjs`): the channel is packaged and played.
+ * `--cpu-prof DIR`: the measured gateways run with `node --cpu-prof` (profiles in DIR).
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -27,7 +32,13 @@ import { authSection } from "../tests/dist/harness/users.js";
 import { fmt, printTable, report } from "./cenc-channel-report.mjs";
 import { startCencOrigin } from "./cenc-live-origin.mjs";
 import { prepareLoop } from "./cenc-loop.mjs";
-import { verifyFfmpegOutput, verifyGatewayChannel, videoPlaylist } from "./cenc-output-checks.mjs";
+import {
+  channelPlaylists,
+  verifyFfmpegOutput,
+  verifyGatewayChannel,
+  videoPlaylist,
+} from "./cenc-output-checks.mjs";
+import { followLlHls } from "./ll-hls-viewer.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,7 +55,12 @@ const WINDOW = Number(arg("window", "5"));
 const FFMPEG_LOGLEVEL = arg("ffmpeg-loglevel", "");
 /** `media.low_latency: false`: the native engine publishes whole segments, no LL-HLS parts. */
 const LOW_LATENCY = !process.argv.includes("--no-low-latency");
-const VARIANTS = process.argv.includes("--clear-control") ? ["cenc", "clear"] : ["cenc"];
+const VARIANTS = arg(
+  "variants",
+  process.argv.includes("--clear-control") ? "cenc,clear" : "cenc",
+).split(",");
+const VIEWER = process.argv.includes("--viewer");
+const CPU_PROF = arg("cpu-prof", "");
 const LOOP_SEC = 24;
 const KID = "00112233445566778899aabbccddeeff";
 const KEY = "0f0e0d0c0b0a09080706050403020100";
@@ -132,7 +148,8 @@ async function startConsumers(n, variant) {
     autostart: true,
     on_demand: false,
   }));
-  const gw = await startGateway("lite", gatewayConfig(channels));
+  const nodeArgs = CPU_PROF === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`];
+  const gw = await startGateway("lite", gatewayConfig(channels), { nodeArgs });
   gateways.add(gw);
   const ffmpegs = channels.map((_, i) => {
     const dir = join(work, `${tag}-ff${i + 1}`);
@@ -250,9 +267,20 @@ async function phase(n, loop, idle) {
     for (const v of VARIANTS) sets.push(await startConsumers(n, v));
     for (const s of sets) await waitUntilPublishing(s);
     await sleep(WARMUP * 1000);
+    const viewers = [];
+    if (VIEWER)
+      for (const s of sets)
+        for (const c of s.channels)
+          for (const url of (await channelPlaylists(s.gw, c.id)).slice(0, 2))
+            viewers.push(followLlHls(url));
     const before = snapshot(sets, idle);
     await sleep(SECONDS * 1000);
     const after = snapshot(sets, idle);
+    const watched = await Promise.all(viewers.map((v) => v.stop()));
+    if (VIEWER)
+      process.stdout.write(
+        `viewers: ${watched.length} playlists followed, ${watched.reduce((n, v) => n + v.parts, 0)} parts fetched, ${watched.reduce((n, v) => n + v.reloads, 0)} blocking reloads, ${watched.reduce((n, v) => n + v.errors, 0)} errors\n`,
+      );
     const wall = (after.at - before.at) / 1000;
     const host = after.host.map((v, i) => v - before.host[i]);
     const hostTotal = host.reduce((x, y) => x + y, 0);
@@ -280,7 +308,7 @@ async function main() {
     `cenc-channel-cpu ${new Date().toISOString()}: ${cpus().length} vCPU (${cpus()[0]?.model}), node ${process.version}, CLK_TCK ${CLK_TCK}\n` +
       `args: ${process.argv.slice(2).join(" ") || "(defaults)"}\n` +
       `source: ${LOOP_SEC} s loop of ${HEIGHT}p25 at ${KBPS} kbit/s + AAC 128 kbit/s, cenc ClearKey, 2 s segments of 4 chunks, MPD ${MPD_MODE}${MPD_MODE === "timeline" ? ` (window ${WINDOW})` : ""}\n` +
-      `windows: ${SECONDS} s after ${WARMUP} s warm-up; channels ${CHANNELS.join(", ")}; ${VARIANTS.join(" + ")}; LL-HLS ${LOW_LATENCY ? "on" : "off"}\n`,
+      `windows: ${SECONDS} s after ${WARMUP} s warm-up; channels ${CHANNELS.join(", ")}; ${VARIANTS.join(" + ")}; LL-HLS ${LOW_LATENCY ? "on" : "off"}; viewer ${VIEWER ? "one LL-HLS viewer per channel" : "none"}\n`,
   );
   mkdirSync(join(work, "loop"));
   const loop = await prepareLoop(

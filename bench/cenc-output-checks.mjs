@@ -23,7 +23,7 @@ function inspect(init, seg) {
 }
 
 /** The video and audio playlists of a gateway channel, absolute URLs. */
-async function channelPlaylists(gw, id) {
+export async function channelPlaylists(gw, id) {
   const base = `${gw.url}/v1/play/${id}/`;
   const master = await (await fetch(`${base}index.m3u8`)).text();
   return [uriLines(master)[0], ...tagUris(master, "EXT-X-MEDIA")].map((u) => new URL(u, base).href);

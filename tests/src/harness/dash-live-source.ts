@@ -29,6 +29,10 @@ export interface DashLiveSourceOptions {
   readonly durationSec?: number;
   /** CMAF chunk (LL-DASH fragment) duration; 0 writes one fragment per segment. Default 0.5. */
   readonly fragDurationSec?: number;
+  /** One CMAF chunk per frame (`-frag_type every_frame`), as low-latency encoders write. */
+  readonly everyFrame?: boolean;
+  /** Frames between key frames (`-g`); default 25, one per second. */
+  readonly gop?: number;
   readonly segDurationSec?: number;
   /** false: SegmentList addressing (`-use_template 0`), which the native engine refuses. */
   readonly useTemplate?: boolean;
@@ -92,7 +96,8 @@ export async function startDashLiveSource(
   args.push("-t", String(options.durationSec ?? 600));
   for (const _ of heights) args.push("-map", "0:v");
   for (const _ of languages) args.push("-map", "1:a");
-  args.push("-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25");
+  args.push("-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency");
+  args.push("-g", String(options.gop ?? 25));
   args.push("-b:v:0", "800k");
   for (const [i, h] of heights.entries()) args.push(`-s:v:${i}`, `${width(h)}x${h}`);
   args.push("-c:a", "aac", "-b:a", "64k");
@@ -100,7 +105,8 @@ export async function startDashLiveSource(
   const frag = options.fragDurationSec ?? 0.5;
   args.push("-f", "dash", "-streaming", "1", "-ldash", "1");
   args.push("-seg_duration", String(options.segDurationSec ?? 2));
-  if (frag > 0) args.push("-frag_duration", String(frag), "-frag_type", "duration");
+  if (options.everyFrame) args.push("-frag_type", "every_frame");
+  else if (frag > 0) args.push("-frag_duration", String(frag), "-frag_type", "duration");
   args.push("-window_size", "3", "-extra_window_size", "10");
   const template = options.useTemplate ?? true;
   args.push("-use_template", template ? "1" : "0", "-use_timeline", template ? "1" : "0");

@@ -43,7 +43,13 @@ export function tempDir(prefix = "svc-"): string {
 export async function startGateway(
   build: Build,
   config: Record<string, unknown>,
-  options: { env?: Record<string, string>; timeoutMs?: number; dir?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    dir?: string;
+    /** Node flags before the binary (the benches' `--cpu-prof`). */
+    nodeArgs?: readonly string[];
+  } = {},
 ): Promise<GatewayProcess> {
   const dir = options.dir ?? tempDir(`svc-${build}-`);
   const server = {
@@ -53,7 +59,8 @@ export async function startGateway(
   };
   const configPath = join(dir, "gateway.yaml");
   writeFileSync(configPath, stringify({ ...config, server }));
-  const proc = spawn(process.execPath, [binaryPath(build), "--config", configPath], {
+  const argv = [...(options.nodeArgs ?? []), binaryPath(build), "--config", configPath];
+  const proc = spawn(process.execPath, argv, {
     env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });

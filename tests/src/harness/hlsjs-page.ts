@@ -22,11 +22,15 @@ const PAGE = `<!doctype html>
 <script>
   window.fatal = null;
   window.errors = [];
-  const src = new URLSearchParams(location.search).get("src");
+  window.errorCounts = {};
+  const query = new URLSearchParams(location.search);
+  const src = query.get("src");
   const video = document.getElementById("v");
-  const hls = new Hls({ lowLatencyMode: true, debug: false });
+  // ?cfg= (JSON) adds hls.js settings on top, for the benches (bench/hlsjs-latency.mjs).
+  const hls = new Hls({ lowLatencyMode: true, debug: false, ...JSON.parse(query.get("cfg") || "{}") });
   hls.on(Hls.Events.ERROR, (_e, d) => {
     window.errors.push(d.details);
+    window.errorCounts[d.details] = (window.errorCounts[d.details] || 0) + 1;
     if (d.fatal) window.fatal = d.type + ": " + d.details;
   });
   hls.on(Hls.Events.MANIFEST_PARSED, () => video.play().catch((e) => window.errors.push(String(e))));
@@ -37,14 +41,17 @@ const PAGE = `<!doctype html>
     fatal: window.fatal,
     errors: window.errors.slice(-20),
     lowLatency: hls.lowLatencyMode,
+    latency: hls.latency,
+    errorCounts: window.errorCounts,
   });
 </script></body></html>`;
 
 /**
  * A loopback page server for hls.js: `/` is a page playing `?src=` with hls.js in
- * low-latency mode, `/hls.min.js` the library from node_modules. It records errors
+ * low-latency mode (plus the settings of `?cfg=`, JSON), `/hls.min.js` the library from node_modules. It records errors
  * in `window.errors` and the first fatal one in `window.fatal`; `window.probe()`
- * returns `{t: currentTime, fatal, errors, lowLatency}`.
+ * returns `{t: currentTime, fatal, errors, lowLatency, latency: hls.latency, errorCounts}`
+ * (`errorCounts`: every error detail seen, with its count).
  */
 export async function startHlsJsPage(): Promise<{ origin: string; close(): Promise<void> }> {
   const require = createRequire(import.meta.url);

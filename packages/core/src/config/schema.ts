@@ -115,6 +115,12 @@ export const configSchema = v.strictObject({
     ffmpeg_path: v.optional(v.pipe(v.string(), v.minLength(1)), "ffmpeg"),
     keys: v.optional(mediaKeysSchema, {}),
     low_latency: v.optional(v.boolean(), true),
+    // LL-HLS part size the DASH engine groups CMAF chunks to (docs/sessions.md "LL-HLS
+    // parts"); never below the source's chunk duration.
+    part_target_ms: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000)),
+      400,
+    ),
     idle_stop_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   }),
   egress: section({

@@ -1,6 +1,11 @@
 import type { Egress } from "@svc/core/egress";
 import { inspectInit } from "../mp4/inspect-init.js";
-import { loadMpd, resolveClockOffset } from "./fetcher/mpd-loader.js";
+import {
+  loadMpd,
+  type MpdValidators,
+  refreshMpd,
+  resolveClockOffset,
+} from "./fetcher/mpd-loader.js";
 import type { FetchContext } from "./fetcher/upstream-fetch.js";
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
 import { absurdMpdProblem } from "./inspection/timeline-check.js";
@@ -24,6 +29,8 @@ export interface NativePackagerOptions {
   readonly generation: string;
   /** `media.low_latency`: publish parts when the source delivers CMAF chunks. */
   readonly lowLatency: boolean;
+  /** `media.part_target_ms`: CMAF chunks are grouped into LL-HLS parts of about this. */
+  readonly partTargetMs: number;
   /** `security.max_playlist_bytes`: ceiling of one MPD. */
   readonly maxMpdBytes: number;
   readonly prefs: SelectionPreferences;
@@ -150,7 +157,9 @@ export class NativePackager {
       audioUri: (i) => publication.playlistUri(`a${i}`, QUERY_MARK),
     });
 
-    this.tasks.push(this.refreshLoop(mpd.minimumUpdatePeriod ?? targetDurationSec));
+    this.tasks.push(
+      this.refreshLoop(mpd.minimumUpdatePeriod ?? targetDurationSec, loaded.validators),
+    );
     support.renditions.forEach((r, i) => {
       const window = windows[i]!;
       const pump = runRenditionPump({
@@ -164,6 +173,7 @@ export class NativePackager {
         maxWindow: WINDOW_SEGMENTS,
         maxInitBytes: MAX_INIT_BYTES,
         maxChunkBytes: MAX_CHUNK_BYTES,
+        partTargetSec: this.o.partTargetMs / 1000,
         snapshot: () => this.snapshot!,
         nextRefresh: (ms) => this.nextRefresh(ms),
         onProgress: (kind) => {
@@ -185,7 +195,8 @@ export class NativePackager {
    * First publication: the packaging mode is fixed here, once (RFC 8216bis 6.2.1 and
    * 4.4.3.7: target duration and part target may not change between reloads). Parts are
    * published when `media.low_latency` is on and the source delivered every rendition's
-   * segments in several CMAF chunks; PART-TARGET is the longest chunk seen.
+   * segments in several parts (chunks grouped to `media.part_target_ms`); PART-TARGET is
+   * the coalescing ceiling (`k` times the longest chunk), or a longer part if one was seen.
    */
   private publish(
     publication: ChannelPublication,
@@ -196,7 +207,10 @@ export class NativePackager {
     this.packMode = this.o.lowLatency && chunked ? "ll-hls" : "hls";
     if (this.packMode === "ll-hls") {
       for (const w of windows) {
-        const longest = Math.max(...w.segments.flatMap((s) => s.parts.map((p) => p.durationSec)));
+        const longest = Math.max(
+          w.partCeilingSec,
+          ...w.segments.flatMap((s) => s.parts.map((p) => p.durationSec)),
+        );
         w.partTargetSec = Math.ceil(longest * 1000 - 1e-6) / 1000;
       }
     }
@@ -206,15 +220,16 @@ export class NativePackager {
     this.readyResolve?.();
   }
 
-  private async refreshLoop(periodSec: number): Promise<void> {
+  private async refreshLoop(periodSec: number, first: MpdValidators): Promise<void> {
     const ctx = this.ctx();
     const everyMs = Math.min(30_000, Math.max(500, periodSec * 1000));
     let url = this.o.sourceUrl;
     let failures = 0;
+    let validators = first;
     while (!this.abort.signal.aborted && this.snapshot?.mpd.type === "dynamic") {
       await pause(everyMs, this.abort.signal);
       if (this.abort.signal.aborted) return;
-      const r = await loadMpd(ctx, url, this.o.maxMpdBytes, 15_000);
+      const r = await refreshMpd(ctx, url, this.o.maxMpdBytes, 15_000, validators);
       if (!r.ok) {
         if (this.abort.signal.aborted) return;
         this.counters.fetch_errors += 1;
@@ -228,6 +243,12 @@ export class NativePackager {
       }
       failures = 0;
       this.counters.mpd_refreshes += 1;
+      validators = r.validators;
+      if ("unchanged" in r) {
+        // Nothing new: the pumps keep the model they have and are not woken.
+        this.counters.mpd_unchanged += 1;
+        continue;
+      }
       const absurd = absurdMpdProblem(r.mpd);
       if (absurd !== undefined) {
         this.o.onFatal(absurd);

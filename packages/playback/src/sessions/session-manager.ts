@@ -85,6 +85,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       ...ctx,
       egress: o.egress,
       lowLatency: o.config.media.low_latency,
+      partTargetMs: o.config.media.part_target_ms,
       maxMpdBytes: o.config.security.max_playlist_bytes,
       transforms,
       prefs: preferencesOf(o.catalog.get(ctx.channelId)),

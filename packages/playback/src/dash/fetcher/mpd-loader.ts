@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Mpd } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
 import { clockOffsetFromUtcTiming, utcTimingUrls } from "../manifest/utc-timing.js";
@@ -10,8 +11,26 @@ export interface MpdLoadError {
 }
 
 export type MpdLoadResult =
-  | { readonly ok: true; readonly mpd: Mpd; readonly fetchedAtMs: number }
+  | {
+      readonly ok: true;
+      readonly mpd: Mpd;
+      readonly fetchedAtMs: number;
+      /** What the next refresh sends or compares to skip an unchanged MPD. */
+      readonly validators: MpdValidators;
+    }
   | { readonly ok: false; readonly error: MpdLoadError };
+
+/** The last MPD's `ETag`, `Last-Modified` and body fingerprint. */
+export interface MpdValidators {
+  readonly etag?: string;
+  readonly lastModified?: string;
+  readonly fingerprint: string;
+}
+
+/** A refresh that found the MPD unchanged: no parse, the previous model stays. */
+export type MpdRefreshResult =
+  | MpdLoadResult
+  | { readonly ok: true; readonly unchanged: true; readonly validators: MpdValidators };
 
 /**
  * Fetches and parses the MPD. BaseURLs resolve against the URL that finally answered
@@ -25,18 +44,79 @@ export async function loadMpd(
   deadlineMs: number,
 ): Promise<MpdLoadResult> {
   const r = await fetchBytes(ctx, url, { maxBytes, deadlineMs });
-  if (!r.ok) {
-    const why = r.kind === "refused" ? describeRefusal(url, r.message) : r.message;
-    return { ok: false, error: { kind: "fetch", message: `MPD: ${why}` } };
-  }
-  const parsed = parseMpd(r.bytes, { url: r.url, maxBytes });
+  if (!r.ok) return fetchFailed(url, r);
+  return parseLoaded(r.bytes, r.url, r.headers, maxBytes);
+}
+
+/**
+ * A refresh: a conditional GET with the previous `ETag` / `Last-Modified` (RFC 9110
+ * 13.1.1, 13.1.3), and no parse when the origin answers 304 or sends the same document
+ * again. "The same" ignores `MPD@publishTime`, which some packagers stamp on every
+ * request; ISO/IEC 23009-1 5.4.1 has it change whenever the MPD does, so a body equal but
+ * for it carries nothing new.
+ */
+export async function refreshMpd(
+  ctx: FetchContext,
+  url: string,
+  maxBytes: number,
+  deadlineMs: number,
+  previous: MpdValidators,
+): Promise<MpdRefreshResult> {
+  const conditional: Record<string, string> = {};
+  if (previous.etag !== undefined) conditional["if-none-match"] = previous.etag;
+  if (previous.lastModified !== undefined) conditional["if-modified-since"] = previous.lastModified;
+  const headers = { ...ctx.headers, ...conditional };
+  const r = await fetchBytes({ ...ctx, headers }, url, { maxBytes, deadlineMs });
+  if (!r.ok && r.kind === "status" && r.status === 304)
+    return { ok: true, unchanged: true, validators: previous };
+  if (!r.ok) return fetchFailed(url, r);
+  const fingerprint = fingerprintOf(r.bytes);
+  if (fingerprint === previous.fingerprint)
+    return { ok: true, unchanged: true, validators: validatorsOf(r.headers, fingerprint) };
+  return parseLoaded(r.bytes, r.url, r.headers, maxBytes, fingerprint);
+}
+
+function fetchFailed(url: string, r: { kind: string; message: string }): MpdLoadResult {
+  const why = r.kind === "refused" ? describeRefusal(url, r.message) : r.message;
+  return { ok: false, error: { kind: "fetch", message: `MPD: ${why}` } };
+}
+
+function parseLoaded(
+  bytes: Buffer,
+  finalUrl: string,
+  headers: Record<string, unknown>,
+  maxBytes: number,
+  fingerprint = fingerprintOf(bytes),
+): MpdLoadResult {
+  const parsed = parseMpd(bytes, { url: finalUrl, maxBytes });
   if (!parsed.ok) {
     return {
       ok: false,
       error: { kind: "parse", message: `MPD ${parsed.error.element}: ${parsed.error.message}` },
     };
   }
-  return { ok: true, mpd: parsed.value, fetchedAtMs: Date.now() };
+  return {
+    ok: true,
+    mpd: parsed.value,
+    fetchedAtMs: Date.now(),
+    validators: validatorsOf(headers, fingerprint),
+  };
+}
+
+function validatorsOf(headers: Record<string, unknown>, fingerprint: string): MpdValidators {
+  const etag = headers.etag;
+  const lastModified = headers["last-modified"];
+  return {
+    fingerprint,
+    ...(typeof etag === "string" ? { etag } : {}),
+    ...(typeof lastModified === "string" ? { lastModified } : {}),
+  };
+}
+
+/** SHA-1 of the MPD with the value of its publishTime attribute blanked. */
+function fingerprintOf(bytes: Buffer): string {
+  const text = bytes.toString("latin1").replace(/\bpublishTime="[^"]*"/, 'publishTime=""');
+  return createHash("sha1").update(text, "latin1").digest("base64");
 }
 
 /**

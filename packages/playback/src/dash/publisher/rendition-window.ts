@@ -68,6 +68,8 @@ export class RenditionWindow {
   pending: PendingSegment | undefined;
   /** Set once the engine decides the packaging mode; undefined: no parts are published. */
   partTargetSec: number | undefined;
+  /** The longest part the pump's coalescing can produce (see `segmenter/part-coalescer.ts`). */
+  partCeilingSec = 0;
   ended = false;
   discontinuitySequence = 0;
   private nextMsnHint: number | undefined;

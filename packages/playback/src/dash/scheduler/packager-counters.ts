@@ -12,6 +12,8 @@ export interface PackagerCounters {
   fetch_errors: number;
   retries: number;
   mpd_refreshes: number;
+  /** Refreshes that found the MPD unchanged (304, or the same document): not parsed again. */
+  mpd_unchanged: number;
   /** Media sequence number of the newest complete segment of the first rendition; -1 before any. */
   media_sequence: number;
   /** Origin clock minus the wall-clock end of the newest published media (ms); -1 before any. */
@@ -29,6 +31,7 @@ export function createPackagerCounters(): PackagerCounters {
     fetch_errors: 0,
     retries: 0,
     mpd_refreshes: 0,
+    mpd_unchanged: 0,
     media_sequence: -1,
     live_edge_delay_ms: -1,
     bytes_held: 0,

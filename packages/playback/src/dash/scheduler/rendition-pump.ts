@@ -12,9 +12,10 @@ import {
   type SequenceState,
   type TrackableSegment,
 } from "../manifest/sequence-tracker.js";
-import type { RenditionWindow } from "../publisher/rendition-window.js";
+import type { RenditionWindow, WindowPart } from "../publisher/rendition-window.js";
 import { ChunkAssembler } from "../segmenter/chunk-assembler.js";
 import type { FragmentTransform } from "../segmenter/fragment-transform.js";
+import { PartCoalescer } from "../segmenter/part-coalescer.js";
 import type { SelectionPreferences } from "../selection/representation-choice.js";
 import type { PackagerCounters } from "./packager-counters.js";
 import {
@@ -43,6 +44,8 @@ export interface PumpOptions {
   /** Ceiling of one init segment and of one CMAF chunk. */
   readonly maxInitBytes: number;
   readonly maxChunkBytes: number;
+  /** `media.part_target_ms` in seconds: consecutive chunks are grouped into parts of about it. */
+  readonly partTargetSec: number;
   snapshot(): MpdSnapshot;
   /** Resolves after the next MPD refresh, or after `ms`, whichever is first. */
   nextRefresh(ms: number): Promise<void>;
@@ -84,6 +87,8 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
   let init: InitInfo | undefined;
   let mapIndex = -1;
   let failures = 0;
+  // One per rendition: it learns the chunk duration once and keeps the part size steady.
+  const coalescer = new PartCoalescer(o.partTargetSec);
   while (!signal.aborted) {
     const snap = o.snapshot();
     const next = nextSegment({
@@ -128,7 +133,7 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
       continue;
     }
     seq ??= createSequenceState(next.segment.number);
-    const outcome = await pumpSegment(o, next, init, mapIndex, seq);
+    const outcome = await pumpSegment(o, next, init, mapIndex, seq, coalescer);
     if (outcome.kind === "done") {
       failures = 0;
       last = outcome.position;
@@ -140,8 +145,13 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
     }
     o.window.pending = undefined;
     if (outcome.kind === "not_yet") {
-      // LL-DASH: the encoder has not started this segment; ask again shortly.
-      await o.nextRefresh(o.window.partTargetSec === undefined ? 500 : 100);
+      // LL-DASH: the encoder has not started this segment. Its first chunk is due one chunk
+      // after the segment's start on the origin's clock: sleep until then rather than
+      // asking every 100 ms; past it, ask again shortly.
+      const due = (next.segment.wallClockStartMs ?? 0) + coalescer.longestChunk() * 1000;
+      const early = due - (Date.now() + snap.clockOffsetMs);
+      const retry = o.window.partTargetSec === undefined ? 500 : 100;
+      await o.nextRefresh(early > retry ? Math.min(early, 2000) : retry);
       continue;
     }
     o.counters.fetch_errors += 1;
@@ -199,6 +209,7 @@ async function pumpSegment(
   init: InitInfo,
   mapIndex: number,
   seq: SequenceState<TrackableSegment>,
+  coalescer: PartCoalescer,
 ): Promise<SegmentOutcome> {
   const s = next.segment;
   const deadline = Math.max(15_000, s.durationSec * 4000 + 10_000);
@@ -248,32 +259,31 @@ async function pumpSegment(
         const tr = info.value.tracks[0];
         const ticks = tr?.totalDuration ?? 0;
         mediaTicks += ticks;
-        o.window.addPart({
-          bytes: t.value,
-          durationSec: ticks / mediaTimescale,
-          independent: tr?.firstSampleIsSync ?? false,
-        });
-        o.counters.parts_published += 1;
-        if (s.wallClockStartMs !== undefined) {
-          const edgeMs = s.wallClockStartMs + (mediaTicks / mediaTimescale) * 1000;
-          o.counters.live_edge_delay_ms = Math.max(
-            0,
-            Math.round(Date.now() + o.snapshot().clockOffsetMs - edgeMs),
-          );
-        }
-        o.onProgress("part");
+        if (o.window.partTargetSec !== undefined) coalescer.retarget(o.window.partTargetSec);
+        const part = coalescer.add(t.value, ticks / mediaTimescale, tr?.firstSampleIsSync ?? false);
+        o.window.partCeilingSec = coalescer.ceilingSec();
+        // The segment's media is all in (its MPD duration): its last part need not wait for
+        // the end of the body.
+        const last =
+          part ??
+          (mediaTicks / mediaTimescale >= s.durationSec - 1e-3 ? coalescer.flush() : undefined);
+        if (last) publishPart(o, last, s.wallClockStartMs, mediaTicks / mediaTimescale);
       }
       if (failure !== undefined) break;
-      if (streamable && assembler.inProgress().length > 0)
-        o.window.growPart(() => assembler.inProgress());
+      if (streamable && (assembler.inProgress().length > 0 || coalescer.held().length > 0))
+        o.window.growPart(() => [...coalescer.held(), ...assembler.inProgress()]);
     }
     if (failure === undefined) {
       const end = assembler.end();
       if (!end.ok) failure = `segment ${s.number} ${end.error.box}: ${end.error.message}`;
     }
+    // The chunks that arrived were complete: a segment cut short still publishes them.
+    const tail = coalescer.flush();
+    if (tail) publishPart(o, tail, s.wallClockStartMs, mediaTicks / mediaTimescale);
   } catch (err) {
     failure = `segment ${s.number}: ${o.ctx.signal.aborted ? "stopped" : (err as Error).message}`;
   } finally {
+    coalescer.reset();
     opened.body.destroy();
     opened.done();
   }
@@ -285,4 +295,23 @@ async function pumpSegment(
     ? (BigInt(mediaTicks) * BigInt(s.timescale)) / BigInt(mediaTimescale)
     : s.duration;
   return { kind: "done", position: positionOf(next, duration) };
+}
+
+/** Publishes one part and updates the live-edge counter (media time `edgeSec` into the segment). */
+function publishPart(
+  o: PumpOptions,
+  part: WindowPart,
+  wallClockStartMs: number | undefined,
+  edgeSec: number,
+): void {
+  o.window.addPart(part);
+  o.counters.parts_published += 1;
+  if (wallClockStartMs !== undefined) {
+    const edgeMs = wallClockStartMs + edgeSec * 1000;
+    o.counters.live_edge_delay_ms = Math.max(
+      0,
+      Math.round(Date.now() + o.snapshot().clockOffsetMs - edgeMs),
+    );
+  }
+  o.onProgress("part");
 }

@@ -4,6 +4,7 @@ import type { Mpd, Period, Representation } from "../manifest/mpd-model.js";
 import { type AvailableSegment, listAvailableSegments } from "../manifest/segment-availability.js";
 import { compileTemplate, expandTemplate } from "../manifest/template-url.js";
 import {
+  type Selection,
   type SelectionPreferences,
   selectRepresentations,
 } from "../selection/representation-choice.js";
@@ -33,13 +34,28 @@ export type NextSegment =
   | { readonly kind: "ended" }
   | { readonly kind: "error"; readonly message: string };
 
+/**
+ * Selections already made, per parsed Period and preferences object: a pump asks for every
+ * segment, and the answer only changes with a new MPD (a new Period object) or new prefs.
+ */
+const chosen = new WeakMap<Period, WeakMap<SelectionPreferences, Selection>>();
+
 /** The representation a role maps to in `period` (the same choice rules in every Period). */
 export function representationFor(
   period: Period,
   role: RenditionRole,
   prefs: SelectionPreferences,
 ): Representation | undefined {
-  const s = selectRepresentations(period, prefs);
+  let byPrefs = chosen.get(period);
+  if (!byPrefs) {
+    byPrefs = new WeakMap();
+    chosen.set(period, byPrefs);
+  }
+  let s = byPrefs.get(prefs);
+  if (!s) {
+    s = selectRepresentations(period, prefs);
+    byPrefs.set(prefs, s);
+  }
   if (role.kind === "video") return s.video?.representation;
   return (s.audio[role.index] ?? s.audio[0])?.representation;
 }

@@ -56,7 +56,9 @@ export class ChunkAssembler {
         this.sawMoof = true;
       } else if (head.type === "mdat") {
         if (!this.sawMoof) return fail("mdat", "mdat without a preceding moof");
-        out.push(Buffer.from(buf.subarray(0, end)));
+        // A view, not a copy: `buf` is the upstream's own read buffer (or one joined here),
+        // never reused by it; the segment's parts are joined once when it completes.
+        out.push(buf.subarray(0, end));
         buf = buf.subarray(end);
         this.next = 0;
         this.sawMoof = false;
