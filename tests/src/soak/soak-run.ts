@@ -214,6 +214,7 @@ async function main(): Promise<boolean> {
         health_failures: attack.healthFailures,
       },
       hung: total.hung,
+      refused: total.refused,
       late_over_10s: Object.fromEntries(total.late),
       checks: checks.map(([name, ok]) => ({ name, ok })),
       reports,
@@ -225,6 +226,7 @@ async function main(): Promise<boolean> {
       `answers slower than a player's 10 s timeout (not failing): ${JSON.stringify(Object.fromEntries(total.late))}`,
     );
     for (const h of total.hung) log(`hung: ${h}`);
+    for (const r of total.refused) log(`4xx: ${r}`);
     log(`requests: ${JSON.stringify(summary.requests)}`);
     for (const [name, ok] of checks) log(`${ok ? "PASS" : "FAIL"} ${name}`);
     return checks.every(([, ok]) => ok);

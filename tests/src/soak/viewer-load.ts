@@ -36,20 +36,30 @@ export class Tally {
     return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))];
   }
 
+  /** The first client-error answers (status and path without the key), for the report. */
+  readonly refused: string[] = [];
+
+  refuse(kind: Kind, url: string, status: number): void {
+    if (this.refused.length < 20) this.refused.push(`${kind} ${status} ${redact(url)}`);
+  }
+
   hang(kind: Kind, url: string, ms: number): void {
-    if (this.hung.length < 20)
-      this.hung.push(
-        `${kind} ${new URL(url).pathname.replace(/\/p\/v1[0-9A-Za-z]+/, "/p/{key}")} after ${Math.round(ms)} ms`,
-      );
+    if (this.hung.length < 20) this.hung.push(`${kind} ${redact(url)} after ${Math.round(ms)} ms`);
   }
 
   merge(other: Tally): void {
     for (const [k, v] of other.late) this.late.set(k, (this.late.get(k) ?? 0) + v);
     for (const h of other.hung) if (this.hung.length < 20) this.hung.push(h);
+    for (const r of other.refused) if (this.refused.length < 20) this.refused.push(r);
     for (const [k, v] of other.counts) this.counts.set(k, (this.counts.get(k) ?? 0) + v);
     for (const [k, v] of other.latencies)
       this.latencies.set(k, [...(this.latencies.get(k) ?? []), ...v]);
   }
+}
+
+/** A URL's path with the playback key replaced (the report must not print a credential). */
+function redact(url: string): string {
+  return new URL(url).pathname.replace(/\/p\/v1[0-9A-Za-z]+/, "/p/{key}");
 }
 
 export function outcomeOf(status: number): Outcome {
@@ -126,6 +136,7 @@ async function timed<T>(
   try {
     const res = await fetch(url, { signal });
     const outcome = outcomeOf(res.status);
+    if (outcome === "4xx") o.tally().refuse(kind, url, res.status);
     if (outcome !== "ok") {
       await res.arrayBuffer().catch(() => undefined);
       o.tally().add(kind, outcome, performance.now() - started);
