@@ -107,6 +107,25 @@ describe("expandTimeline (ISO/IEC 23009-1 5.3.9.6)", () => {
       { startNumber: 1 },
       "error: S[0]@r=-1 must be followed by an S with @t",
     ],
+    // Found by tests/src/property/mpd-timeline.property.test.ts.
+    [
+      "r=-1 whose next S@t goes back before its start is an error (no repeated times)",
+      [S(1, 0), S(1, -1), S(1, 0, 0)],
+      { startNumber: 0 },
+      "error: S[2]@t=0 overlaps the previous segment ending at 1",
+    ],
+    [
+      "a repeat cut short at the next S@t is complete once the live edge reaches that S@t",
+      [S(2, -1, 0), S(1, 0, 5)],
+      { startNumber: 0, until: 5n },
+      "0@0+2 1@2+2 2@4+1",
+    ],
+    [
+      "a repeat cut short at the next S@t ends there: a window starting at that S@t drops it",
+      [S(2, -1, 0), S(1, 0, 5)],
+      { startNumber: 0, from: 5n },
+      "3@5+1",
+    ],
   ];
   for (const [name, entries, window, want] of cases)
     it(name, () => assert.equal(times(entries, window), want));

@@ -66,6 +66,10 @@ export function expandTimeline(
       const next = entries[i + 1];
       if (next) {
         if (next.t === undefined) return fail(`S[${i}]@r=-1 must be followed by an S with @t`);
+        // 5.3.9.6 again, for the S after an open run: its @t may not go back before this
+        // run's start (a zero-length run, then a rewind, would repeat segment times).
+        if (next.t < time)
+          return fail(`S[${i + 1}]@t=${next.t} overlaps the previous segment ending at ${time}`);
         count = ceilDiv(next.t - time, e.d);
         runEnd = next.t;
       } else if (window.periodEnd !== undefined) {
@@ -79,9 +83,18 @@ export function expandTimeline(
         );
       }
     }
-    let kFrom = window.from === undefined ? 0n : floorDiv(window.from - time, e.d);
+    // A run cut short at the next S@t ends at runEnd, not at a whole @d: its last segment is
+    // complete once `until` reaches runEnd, and it ends too early for any `from` past runEnd.
+    const cut = runEnd;
+    let kFrom =
+      window.from === undefined
+        ? 0n
+        : cut !== undefined && window.from >= cut
+          ? count
+          : floorDiv(window.from - time, e.d);
     let kTo = count;
-    if (window.until !== undefined) kTo = minBig(kTo, floorDiv(window.until - time, e.d));
+    if (window.until !== undefined && !(cut !== undefined && window.until >= cut))
+      kTo = minBig(kTo, floorDiv(window.until - time, e.d));
     if (window.periodEnd !== undefined) kTo = minBig(kTo, ceilDiv(window.periodEnd - time, e.d));
     if (kFrom < kTo) {
       if (BigInt(out.length) + (kTo - kFrom) > BigInt(max)) {
