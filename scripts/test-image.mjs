@@ -551,12 +551,22 @@ async function main() {
         "-show_entries",
         "stream=codec_name,width",
         "-of",
-        "csv=p=0",
+        "json",
         `${url}/v1/play/test/index.m3u8`,
       ],
       { timeoutMs: 60_000, capture: true },
     ).catch((err) => `error: ${err.message}`);
-    check(probe === "h264,160", `ffprobe plays the channel through the image's gateway (${probe})`);
+    // JSON: ffprobe lists an HLS stream once under its program and once on its own.
+    let streams;
+    try {
+      streams = JSON.parse(probe).streams?.map((s) => `${s.codec_name},${s.width}`);
+    } catch {
+      streams = undefined;
+    }
+    check(
+      streams?.length === 1 && streams[0] === "h264,160",
+      `ffprobe plays the channel through the image's gateway (${streams?.join(" ") ?? probe})`,
+    );
     proc.kill("SIGTERM");
     const code = await Promise.race([
       exited,
