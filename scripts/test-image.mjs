@@ -222,6 +222,18 @@ for (const tool of ["podman", "debootstrap", "chroot", "ffmpeg", "ffprobe"])
 if (Number(process.versions.node.split(".")[0]) !== 20)
   skip(`the local base copies this machine's Node.js, which must be 20 (${process.version})`);
 
+// One run at a time per machine: a second run's cleanup would take the first
+// one's build containers and images for its own.
+const lockPath = join(tmpdir(), "svc-image-test.lock");
+const lockHolder = takeLock();
+if (lockHolder !== undefined) {
+  process.stdout.write(
+    `image test: 0 passed, 1 failed (another run, pid ${lockHolder}, holds ${lockPath})\n`,
+  );
+  process.exit(1);
+}
+cleanups.push(() => rmSync(lockPath, { force: true }));
+
 const deadline = setTimeout(() => finish(`hard timeout of ${timeoutS} s reached`), timeoutS * 1000);
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"])
   process.on(signal, () => finish(`interrupted by ${signal}`));
@@ -574,4 +586,27 @@ async function main() {
     ]);
     check(code === 0, `SIGTERM through tini stops it with status 0 (${code})`);
   });
+}
+
+/** Takes the machine-wide lock; returns the live holder's pid when another run has it. */
+function takeLock() {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lockPath, `${process.pid}\n`, { flag: "wx" });
+      return undefined;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      const pid = Number(readFileSync(lockPath, "utf8").trim());
+      try {
+        if (pid > 0 && pid !== process.pid) {
+          process.kill(pid, 0);
+          return pid;
+        }
+      } catch {
+        // the holder is gone: a stale lock
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  return undefined;
 }
