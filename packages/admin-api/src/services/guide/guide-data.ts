@@ -16,6 +16,11 @@ export interface SourceStatusRow {
   readonly metadata: Record<string, unknown>;
 }
 
+/** SQLite's default `wal_autocheckpoint`, in pages. */
+const DEFAULT_CHECKPOINT_PAGES = 1000;
+/** During an import: 8,192 pages of 4 KiB, 32 MiB of WAL between checkpoints. */
+const IMPORT_CHECKPOINT_PAGES = 8192;
+
 /** A guide channel with its source, for matching and logos. */
 export interface StoredGuideChannel {
   readonly sourceId: string;
@@ -42,21 +47,11 @@ export function createGuideData(db: StateDb) {
   const insertProgramme = sql.prepare(
     "INSERT OR IGNORE INTO guide_programmes (source_id, generation, xmltv_id, start, stop, body) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const insertBatch = sql.transaction(
-    (sourceId: string, generation: number, rows: readonly ProgrammeRecord[]) => {
-      let inserted = 0;
-      for (const r of rows)
-        inserted += insertProgramme.run(
-          sourceId,
-          generation,
-          r.channel,
-          r.start,
-          r.stop,
-          r.body,
-        ).changes;
-      return inserted;
-    },
-  );
+  // Rows of a generation nobody reads yet need no fsync of their own: WAL keeps
+  // the file consistent, and commit() (synchronous = FULL) makes them durable
+  // with the switch. better-sqlite3 is synchronous, so no other write runs while
+  // the pragma is relaxed.
+  const importTransaction = sql.transaction((work: () => unknown) => work());
   const selectProgrammes = sql.prepare(
     "SELECT start, stop, body FROM guide_programmes WHERE source_id = ? AND generation = ? AND xmltv_id = ? ORDER BY start",
   );
@@ -123,19 +118,29 @@ export function createGuideData(db: StateDb) {
       writeStatus(s);
       version += 1;
     },
-    /** Writes one batch of a generation being read; returns the rows inserted. */
-    insertProgrammes(sourceId: string, generation: number, rows: readonly ProgrammeRecord[]) {
-      // Rows of a generation nobody reads yet need no fsync of their own: WAL keeps
-      // the file consistent, and commit() (synchronous = FULL) makes them durable
-      // with the switch. better-sqlite3 is synchronous, so no other write runs
-      // while the pragma is relaxed.
+    /**
+     * Runs `work` — which calls {@link insertProgramme} — as one transaction of
+     * the generation being read (docs/guide.md "Refresh"). The caller hands each
+     * programme over as soon as it is read: nothing waits in a JS array, so the
+     * parsed objects die young instead of being promoted to V8's old space.
+     */
+    importing<T>(work: () => T): T {
       sql.pragma("synchronous = NORMAL");
+      // The checkpoint runs in the commit: copying the WAL into the database
+      // every 32 MiB instead of every 4 MiB (SQLite's default) writes each
+      // index page that many transactions touch once, not eight times. The WAL
+      // file stays bounded by that size.
+      sql.pragma(`wal_autocheckpoint = ${IMPORT_CHECKPOINT_PAGES}`);
       try {
-        return insertBatch(sourceId, generation, rows);
+        return importTransaction(work) as T;
       } finally {
+        sql.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
         sql.pragma("synchronous = FULL");
       }
     },
+    /** Stores one programme of a generation; 0 when its channel already has one at that start. */
+    insertProgramme: (sourceId: string, generation: number, p: ProgrammeRecord): number =>
+      insertProgramme.run(sourceId, generation, p.channel, p.start, p.stop, p.body).changes,
     /**
      * Switches a source to a fully read generation in one transaction: its
      * channels (those absent from the new document stay, `present` false) and

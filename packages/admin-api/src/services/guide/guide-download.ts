@@ -15,6 +15,8 @@ export interface DownloadLimits {
 const BOMB_FLOOR_BYTES = 8 * 1_048_576;
 const BOMB_RATIO = 100;
 
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
+
 /** A refused or failed download; the message is safe to show (no URL query, no body). */
 export class GuideDownloadError extends Error {}
 
@@ -163,7 +165,9 @@ async function* gunzipByMagic(
     return;
   }
   counters.gzipLayers += 1;
-  const gunzip = createGunzip();
+  // 16 KiB output pieces (the default) make every later stage run 16 times per
+  // 256 KiB; a guide is hundreds of MB, so the per-piece overhead dominated.
+  const gunzip = createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES });
   pipeline(Readable.from(rest), gunzip, () => undefined);
   try {
     yield* gunzipByMagic(gunzip as AsyncIterable<Buffer>, counters, layers - 1);

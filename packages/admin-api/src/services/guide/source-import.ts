@@ -2,12 +2,7 @@ import type { Egress } from "@svc/core/egress";
 import type { GuideData, SourceStatusRow } from "./guide-data.js";
 import { type DownloadLimits, downloadGuide, GuideDownloadError } from "./guide-download.js";
 import type { GuideSource } from "./source-store.js";
-import {
-  createXmltvReader,
-  type GuideChannelRecord,
-  type ProgrammeRecord,
-  XmltvError,
-} from "./xmltv-reader.js";
+import { createXmltvReader, type GuideChannelRecord, XmltvError } from "./xmltv-reader.js";
 
 export interface ImportDeps {
   readonly egress: Egress;
@@ -20,7 +15,13 @@ export interface ImportDeps {
 
 /** One download may take this long in all (the egress bounds each silence on its own). */
 const DOWNLOAD_DEADLINE_MS = 15 * 60_000;
-const BATCH_ROWS = 5_000;
+/**
+ * XML read per transaction (~900 programmes of a typical guide): commits (no
+ * fsync, see GuideData.importing) cost little at that size, and a piece is
+ * dropped right after it is parsed, so its bytes die young (a Buffer that lives
+ * through two scavenges is only freed by a full GC: +60 MiB of RSS per 200 MB).
+ */
+const TRANSACTION_XML_BYTES = 256 * 1024;
 /** More `<channel>` elements than any real guide has: the staging map stays bounded. */
 const MAX_CHANNELS = 500_000;
 
@@ -71,12 +72,7 @@ export async function importSource(
 
   const generation = Math.max(attempt, (prev.generation ?? 0) + 1);
   const channels = new Map<string, GuideChannelRecord>();
-  let batch: ProgrammeRecord[] = [];
   let programmes = 0;
-  const flush = () => {
-    if (batch.length > 0) programmes += data.insertProgrammes(source.id, generation, batch);
-    batch = [];
-  };
   const reader = createXmltvReader(source.timezone, {
     channel(c) {
       if (channels.size >= MAX_CHANNELS && !channels.has(c.id))
@@ -84,15 +80,34 @@ export async function importSource(
       channels.set(c.id, c);
     },
     programme(p) {
-      batch.push(p);
-      if (batch.length >= BATCH_ROWS) flush();
+      programmes += data.insertProgramme(source.id, generation, p);
     },
   });
+  // Decompressed pieces wait here (at most ~256 KiB) and are parsed together in
+  // one transaction: each programme goes to SQLite as soon as it is read.
+  let pending: (Buffer | undefined)[] = [];
+  let pendingBytes = 0;
+  const parsePending = () => {
+    const pieces = pending;
+    pending = [];
+    pendingBytes = 0;
+    data.importing(() => {
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i];
+        pieces[i] = undefined;
+        if (piece !== undefined) reader.write(piece);
+      }
+    });
+  };
   let summary: { metadata: Record<string, string>; skipped: number };
   try {
-    for await (const chunk of dl.xml) reader.write(chunk);
-    summary = reader.close();
-    flush();
+    for await (const chunk of dl.xml) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= TRANSACTION_XML_BYTES) parsePending();
+    }
+    parsePending();
+    summary = data.importing(() => reader.close());
   } catch (err) {
     void data.purgeOld(source.id, generation + 1, prev.generation);
     return failed(describe(err));

@@ -40,6 +40,9 @@ export const DEFAULT_XMLTV_LIMITS: XmltvLimits = { maxDepth: 16, maxTextChars: 1
 /** A document the reader refuses; the message is safe to show. */
 export class XmltvError extends Error {}
 
+/** Distinct time strings remembered per document (a week of minutes is 10,080). */
+const TIME_CACHE_ENTRIES = 50_000;
+
 /** Root attributes kept as the source's `metadata`. */
 const ROOT_METADATA = [
   "generator-info-name",
@@ -79,6 +82,17 @@ export function createXmltvReader(
   let children: { name: string; attrs: Record<string, string>; text: string }[] = [];
   let child: { name: string; attrs: Record<string, string>; text: string } | undefined;
   let ratingValue = false;
+
+  // A guide repeats few distinct times (a week of 5-minute slots) across
+  // millions of programmes: each distinct string is parsed once.
+  const times = new Map<string, number | undefined>();
+  const time = (value: string): number | undefined => {
+    if (times.has(value)) return times.get(value);
+    const parsed = parseXmltvTime(value, sourceZone);
+    if (times.size >= TIME_CACHE_ENTRIES) times.clear();
+    times.set(value, parsed);
+    return parsed;
+  };
 
   const fail = (message: string): never => {
     throw new XmltvError(message);
@@ -151,9 +165,9 @@ export function createXmltvReader(
       return;
     }
     const channel = (it.attrs.channel ?? "").trim();
-    const start = parseXmltvTime(it.attrs.start ?? "", sourceZone);
+    const start = time(it.attrs.start ?? "");
     const stopRaw = it.attrs.stop;
-    const stop = stopRaw === undefined ? null : (parseXmltvTime(stopRaw, sourceZone) ?? null);
+    const stop = stopRaw === undefined ? null : (time(stopRaw) ?? null);
     const body = renderProgrammeBody(kids);
     if (
       channel === "" ||
