@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// HLS proxy benchmark (issue 3): the lite gateway and nginx `proxy_pass`, side by side on
-// this machine, against the same loopback origin (a separate nginx serving static files),
-// under the same load generator (wrk). Loopback only. Prints the ratios of the issue.
+// HLS proxy benchmark (issues 3 and 13): the lite gateway and two nginx references
+// (`proxy_pass`, and `proxy_cache` + `proxy_cache_lock`, the caching shield operators put in
+// front of an origin), side by side on this machine, against the same loopback origin (a
+// separate nginx serving static files), under the same load generator (wrk). Loopback only.
 //
-//   npm run build && node bench/hls-proxy.mjs [--duration 10] [--keep]
+//   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
+//                                             [--only <phase substring>] [--cpu N] [--keep]
+//                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
+// `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
 import { execFile, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
@@ -16,6 +20,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { hashPassword } from "../packages/core/dist/auth/passwords.js";
+import { createSessionTokens } from "../packages/core/dist/auth/session-tokens.js";
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,6 +29,14 @@ const arg = (name, fallback) => {
   return i === -1 ? fallback : process.argv[i + 1];
 };
 const DURATION = Number(arg("duration", "10"));
+const TOKENS = Number(arg("tokens", "200"));
+const VIEWERS = Number(arg("viewers", "1000"));
+const ONLY = arg("only", "");
+const CPU = arg("cpu", "");
+/** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
+const NODE_ARGS = arg("node-args", "")
+  .split(" ")
+  .filter((a) => a !== "");
 const work = mkdtempSync(join(tmpdir(), "svc-bench-hls-"));
 const children = [];
 
@@ -36,8 +49,9 @@ async function freePort() {
 }
 
 /** Starts a child in the foreground and resolves once `ready` holds. */
-function start(cmd, args, options, ready) {
-  const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+function start(cmd, args, options, ready, pinned = false) {
+  const argv = pinned && CPU !== "" ? ["taskset", "-c", CPU, cmd, ...args] : [cmd, ...args];
+  const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], ...options });
   children.push(child);
   let out = "";
   child.stdout.on("data", (d) => (out += d));
@@ -85,6 +99,7 @@ http {
   keepalive_requests 100000;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
+  ${server.http ?? ""}
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
@@ -100,10 +115,11 @@ http {
   return conf;
 }
 
-/** wrk run: requests/s, transfer bytes/s, p50/p99 latency (ms). */
-async function wrk(url, connections, headers = []) {
+/** wrk run: requests/s, transfer bytes/s, p50/p99 latency (ms). `script`: a wrk Lua file. */
+async function wrk(url, connections, headers = [], script = undefined) {
   const args = ["-t2", `-c${connections}`, `-d${DURATION}s`, "--latency", "--timeout", "10s"];
   for (const h of headers) args.push("-H", h);
+  if (script !== undefined) args.push("-s", script);
   const { stdout } = await run("wrk", [...args, url], { maxBuffer: 1 << 20 });
   const num = (re) => {
     const m = re.exec(stdout);
@@ -193,10 +209,33 @@ async function main() {
     body: `location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection ""; }
     location = /healthz { default_type application/json; return 200 '{"status":"ok"}'; }`,
   });
+  const cachePort = await freePort();
+  const cacheConf = nginxConf("cache", {
+    originPort,
+    port: cachePort,
+    http: `proxy_cache_path ${join(work, "cache", "store")} levels=1:2 keys_zone=seg:10m max_size=1g inactive=60s use_temp_path=off;`,
+    body: `location / { proxy_pass http://origin; proxy_http_version 1.1; proxy_set_header Connection "";
+      proxy_cache seg; proxy_cache_valid 200 206 10s; proxy_cache_lock on; proxy_cache_lock_timeout 10s; }`,
+  });
   await start("nginx", ["-c", originConf, "-p", join(work, "origin")], {}, () => isUp(originPort));
-  const proxy = await start("nginx", ["-c", proxyConf, "-p", join(work, "proxy")], {}, () =>
-    isUp(nginxPort),
+  const proxy = await start(
+    "nginx",
+    ["-c", proxyConf, "-p", join(work, "proxy")],
+    {},
+    () => isUp(nginxPort),
+    true,
   );
+  const cache = await start(
+    "nginx",
+    ["-c", cacheConf, "-p", join(work, "cache")],
+    {},
+    () => isUp(cachePort),
+    true,
+  );
+  // Session tokens are signed here with the key the gateway is configured with, as a
+  // login would sign them: one per viewer, so the gateway sees TOKENS distinct credentials.
+  const signing = generateKeyPairSync("ed25519");
+  const privatePem = signing.privateKey.export({ format: "pem", type: "pkcs8" });
 
   const password = "bench-password-1";
   const config = join(work, "gateway.yaml");
@@ -206,6 +245,9 @@ async function main() {
       server: { listen: `127.0.0.1:${gatewayPort}`, data_dir: join(work, "data") },
       auth: {
         users: [{ username: "bench", password_hash: await hashPassword(password), role: "admin" }],
+        token_private_key: privatePem,
+        token_issuer: "bench",
+        token_audience: "bench",
       },
       security: { allowed_hosts: ["127.0.0.1"] },
       channels: [
@@ -226,9 +268,10 @@ async function main() {
   );
   const gateway = await start(
     process.execPath,
-    [join(root, "apps", "gateway-lite", "dist", "main.js"), "--config", config],
+    [...NODE_ARGS, join(root, "apps", "gateway-lite", "dist", "main.js"), "--config", config],
     { env: { PATH: process.env.PATH, SVC_LOG_LEVEL: "warn" } },
     (out) => out.includes("listening on"),
+    true,
   );
   const gw = `http://127.0.0.1:${gatewayPort}`;
   const login = await fetch(`${gw}/v1/auth/login`, {
@@ -242,8 +285,41 @@ async function main() {
   );
   const [seg2m, seg200k] = benchList.split("\n").filter((l) => l.startsWith("http"));
   const ng = `http://127.0.0.1:${nginxPort}`;
+  const nc = `http://127.0.0.1:${cachePort}`;
   const liveUrl = `${gw}/v1/play/live/index.m3u8?token=${token}`;
   await fetch(liveUrl).then((r) => r.text());
+  const issuer = createSessionTokens({
+    keys: { privateKey: signing.privateKey, publicKey: signing.publicKey, source: "inline" },
+    issuer: "bench",
+    audience: "bench",
+    ttlHours: 24,
+  });
+  const viewerTokens = [];
+  for (let i = 0; i < TOKENS; i++) {
+    const t = await issuer.issueSession({
+      accountKey: "bench",
+      username: "bench",
+      role: "admin",
+      channels: [],
+      authRevision: 0,
+    });
+    viewerTokens.push(t.token);
+  }
+  // One wrk request path per token, taken in turn: every viewer polls with its own token.
+  const tokensLua = join(work, "tokens.lua");
+  writeFileSync(
+    tokensLua,
+    `local paths = {${viewerTokens.map((t) => `"/v1/play/live/index.m3u8?token=${t}"`).join(",")}}
+local i = math.random(#paths)
+request = function()
+  i = i % #paths + 1
+  return wrk.format(nil, paths[i])
+end
+`,
+  );
+  const tokenCheck = await fetch(`${gw}/v1/play/live/index.m3u8?token=${viewerTokens[0]}`);
+  if (tokenCheck.status !== 200) throw new Error(`a signed viewer token got ${tokenCheck.status}`);
+  await tokenCheck.text();
 
   const results = {};
   /** Runs a wrk phase and adds the CPU the server under test used per request (ms). */
@@ -253,11 +329,14 @@ async function main() {
     r.cpuMsPerReq = ((cpuSeconds(pid) - cpu0) * 1000) / (r.rps * DURATION);
     return r;
   };
-  const phase = async (name, a, b) => {
+  /** `c`: the caching nginx, for the phases where the gateway's fan-in competes with a cache. */
+  const phase = async (name, a, b, c = undefined) => {
+    if (!name.includes(ONLY)) return;
     process.stdout.write(`  ${name} …\n`);
     results[name] = {
       gateway: await measured(gateway.pid, a),
       nginx: await measured(proxy.pid, b),
+      ...(c === undefined ? {} : { cache: await measured(cache.pid, c) }),
     };
   };
   const range = ["Range: bytes=0-"];
@@ -274,6 +353,7 @@ async function main() {
     "2 MiB segment, 64 conns, same URL (gateway fan-in)",
     () => wrk(seg2m, 64),
     () => wrk(`${ng}/seg2m.ts`, 64),
+    () => wrk(`${nc}/seg2m.ts`, 64),
   );
   // Control: the HTTP stack alone (no playback code), to read the other p99 figures against.
   await phase(
@@ -287,6 +367,11 @@ async function main() {
     () => wrk(`${ng}/live.m3u8`, 200),
   );
   await phase(
+    `index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`,
+    () => wrk(`${gw}/`, 200, [], tokensLua),
+    () => wrk(`${ng}/live.m3u8`, 200),
+  );
+  await phase(
     "200 KiB segment, 64 conns, Range",
     () => wrk(seg200k, 64, range),
     () => wrk(`${ng}/seg200k.ts`, 64, range),
@@ -295,19 +380,26 @@ async function main() {
     "200 KiB segment, 64 conns, same URL",
     () => wrk(seg200k, 64),
     () => wrk(`${ng}/seg200k.ts`, 64),
+    () => wrk(`${nc}/seg200k.ts`, 64),
   );
 
-  // RSS added per 1,000 idle keep-alive viewers, each polling the live playlist every 2 s.
-  process.stdout.write("  1,000 idle keep-alive viewers …\n");
-  await new Promise((r) => setTimeout(r, 3000));
+  // RSS added by VIEWERS idle keep-alive viewers, each with its own token, polling the live
+  // playlist once a second for 10 s (the figure an operator sees: RSS after minus before).
+  const idle = `${VIEWERS} idle keep-alive viewers`.includes(ONLY);
+  if (idle) process.stdout.write(`  ${VIEWERS} idle keep-alive viewers …\n`);
+  await new Promise((r) => setTimeout(r, idle ? 3000 : 0));
   const rssBefore = rssMiB(gateway.pid);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1000, maxFreeSockets: 1000 });
-  const viewers = Array.from({ length: 1000 }, (_, i) => i);
+  const agent = new Agent({ keepAlive: true, maxSockets: VIEWERS, maxFreeSockets: VIEWERS });
+  const viewers = Array.from({ length: idle ? VIEWERS : 0 }, (_, i) => i);
   let failed = 0;
-  for (let round = 0; round < 3; round++) {
-    const statuses = await Promise.all(viewers.map(() => get(liveUrl, agent)));
+  for (let round = 0; round < 10 && idle; round++) {
+    const statuses = await Promise.all(
+      viewers.map((i) =>
+        get(`${gw}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`, agent),
+      ),
+    );
     failed += statuses.filter((st) => st !== 200).length;
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, 1000));
   }
   const open =
     Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length;
@@ -316,22 +408,28 @@ async function main() {
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
   const mib = (b) => fmt(b / (1 << 20), 1);
-  console.log("\n| phase | gateway | nginx | ratio / delta |\n| --- | --- | --- | --- |");
-  for (const [name, { gateway: g, nginx: n }] of Object.entries(results)) {
+  /** CPU milliseconds per byte served. */
+  const cpuPerByte = (r) => (r.cpuMsPerReq * r.rps) / r.transfer;
+  const cell = (r) =>
+    `${fmt(r.rps)} req/s, ${mib(r.transfer)} MiB/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, CPU ${fmt(r.cpuMsPerReq, 3)} ms/req, ${fmt((cpuPerByte(r) * (1 << 30)) / 1000, 2)} cpu-s/GiB${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.timeouts ? `, ${r.timeouts} wrk timeouts` : ""}`;
+  const ratioCell = (g, n, seg) =>
+    `${fmt(seg ? g.transfer / n.transfer : g.rps / n.rps, 2)}× ${seg ? "throughput" : "req/s"}, ${fmt(cpuPerByte(g) / cpuPerByte(n), 2)}× CPU/GiB, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms`;
+  console.log(
+    "\n| phase | gateway | nginx `proxy_pass` | vs `proxy_pass` | nginx `proxy_cache` + lock | vs `proxy_cache` |\n| --- | --- | --- | --- | --- | --- |",
+  );
+  for (const [name, { gateway: g, nginx: n, cache: c }] of Object.entries(results)) {
     const seg = name.includes("segment");
-    const ratio = seg ? g.transfer / n.transfer : g.rps / n.rps;
     console.log(
-      `| ${name} | ${fmt(g.rps)} req/s, ${mib(g.transfer)} MiB/s, p50 ${fmt(g.p50, 2)} ms, p99 ${fmt(g.p99, 2)} ms, CPU ${fmt(g.cpuMsPerReq, 3)} ms/req${g.non2xx ? `, ${g.non2xx} non-2xx` : ""}${g.timeouts ? `, ${g.timeouts} wrk timeouts` : ""} | ${fmt(n.rps)} req/s, ${mib(n.transfer)} MiB/s, p50 ${fmt(n.p50, 2)} ms, p99 ${fmt(n.p99, 2)} ms, CPU ${fmt(n.cpuMsPerReq, 3)} ms/req${n.timeouts ? `, ${n.timeouts} wrk timeouts` : ""} | ${fmt(ratio, 2)}× ${seg ? "throughput" : "req/s"}, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms |`,
+      `| ${name} | ${cell(g)} | ${cell(n)} | ${ratioCell(g, n, seg)} | ${c === undefined ? "–" : cell(c)} | ${c === undefined ? "–" : ratioCell(g, c, seg)} |`,
     );
   }
-  const s2 = results["2 MiB segment, 64 conns, Range (streamed per request)"];
-  const pl = results["index.m3u8 rewrite, 200 conns"];
-  const s200 = results["200 KiB segment, 64 conns, Range"];
-  console.log(`\ntargets:
-- 2 MiB segment throughput gateway/nginx (64 conns, streamed): ${fmt(s2.gateway.transfer / s2.nginx.transfer, 2)} (target >= 0.8)
-- index.m3u8 rewrite: ${fmt(pl.gateway.rps)} req/s (target >= 10000), p99 ${fmt(pl.gateway.p99, 2)} ms (target < 10)
-- 200 KiB segment p99: gateway ${fmt(s200.gateway.p99, 2)} ms vs nginx ${fmt(s200.nginx.p99, 2)} ms, delta ${fmt(s200.gateway.p99 - s200.nginx.p99, 2)} ms (target < 50)
-- RSS per 1,000 idle keep-alive viewers: +${fmt(rssAfter - rssBefore, 1)} MiB (${fmt(rssBefore, 1)} -> ${fmt(rssAfter, 1)} MiB; target < 20; ${open} connections open, ${failed} of 3,000 polls failed)`);
+  const line = (name, text) => (results[name] === undefined ? "" : `- ${text(results[name])}\n`);
+  console.log(`\ntargets (issue 13):
+${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
+  idle
+    ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second: +${fmt(rssAfter - rssBefore, 1)} MiB (${fmt(rssBefore, 1)} -> ${fmt(rssAfter, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${open} connections open, ${failed} of ${VIEWERS * 10} polls failed)`
+    : ""
+}`);
 }
 
 try {

@@ -26,34 +26,43 @@ export interface PlaybackAuthorizer {
 
 const OPEN: PlaybackGrant = Object.freeze({ token: undefined, channels: null, claims: undefined });
 
-/** Verified tokens remembered, at most this many and this long (never past their `exp`). */
+/** Verified tokens remembered at most (oldest dropped first); each until its own `exp`. */
 const VERIFIED_CACHE_ENTRIES = 10_000;
-const VERIFIED_CACHE_MS = 60_000;
 
 /**
- * Remembers successful JWT verifications: a player polls its playlist every few
- * seconds with the same token, and an Ed25519 verification costs far more than
- * the rest of a cached playlist answer. Failures are never cached; the account's
- * credential revision is still checked on every request by the caller.
+ * Remembers JWT verifications by token string until the token's `exp` (plus the spec's
+ * skew, which the verification itself allows): a player polls its playlist every few
+ * seconds with the same token, and jose's Ed25519 verification goes through WebCrypto
+ * and the libuv thread pool, where a crowd of new viewers queued behind itself
+ * (issue 13 item 1, docs/performance.md). A verification in flight is shared by every
+ * request carrying the same token. Failures are never remembered; the caller still
+ * checks the account's credential revision on every request, and `exp` is checked here
+ * on every hit.
  */
 function cachedVerifier(
   tokens: SessionTokens,
 ): (token: string) => Promise<SessionClaims | undefined> {
-  const cache = new Map<string, { claims: SessionClaims; until: number }>();
-  return async (token) => {
+  const cache = new Map<string, { claims: Promise<SessionClaims | undefined>; until: number }>();
+  return (token) => {
     const now = Date.now();
     const hit = cache.get(token);
     if (hit !== undefined) {
       if (hit.until > now) return hit.claims;
       cache.delete(token);
     }
-    const claims = await tokens.verify(token);
-    if (claims === undefined) return undefined;
+    const claims = tokens.verify(token);
     if (cache.size >= VERIFIED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(token, {
-      claims,
-      until: Math.min(now + VERIFIED_CACHE_MS, claims.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000),
-    });
+    // Until verified, the entry lives only as long as a verification can take.
+    const entry = { claims, until: now + 60_000 };
+    cache.set(token, entry);
+    claims.then(
+      (c) => {
+        if (cache.get(token) !== entry) return;
+        if (c === undefined) cache.delete(token);
+        else entry.until = c.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000;
+      },
+      () => cache.delete(token),
+    );
     return claims;
   };
 }

@@ -1,4 +1,4 @@
-import type { AppEnv } from "@svc/core/http";
+import { type AppEnv, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlaybackAuthorizer } from "./play-auth.js";
 
@@ -25,7 +25,7 @@ export type ResolveGrant = (c: Context<AppEnv>, channelId: string) => Promise<Pl
  */
 export function jwtPlayGrant(authorizer: PlaybackAuthorizer): ResolveGrant {
   return async (c) => {
-    const g = await authorizer.authorize(c.req.query("token"), c.req.header("authorization"));
+    const g = await authorizer.authorize(c.req.query("token"), requestHeader(c, "authorization"));
     return {
       channels: g.channels,
       pathPrefix: "/v1/play",

@@ -1,6 +1,6 @@
 import { resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import { type AppEnv, clientAddress } from "@svc/core/http";
+import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
 import { type Context, Hono } from "hono";
 import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
@@ -70,7 +70,7 @@ export function createPlayRoutes(
       if (lease.kind === "minted") minted = lease.lease;
       else viewer = presented;
     }
-    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
     const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
       .filter((s) => s !== "")
       .join("&");
@@ -98,7 +98,7 @@ export function createPlayRoutes(
     if (minted !== undefined) {
       // Spec "Playback" 6: the first request mints a lease and is sent back with it.
       const u = new URL(c.req.url);
-      const base = publicBase(rt.options.publicBaseUrl(), c.req.url, c.req.header("host"));
+      const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
       const search = u.search === "" ? "?" : `${u.search}&`;
       return c.body(null, 307, { Location: `${base}${u.pathname}${search}viewer=${minted}` });
     }

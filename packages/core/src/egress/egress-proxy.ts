@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { TLSSocket } from "node:tls";
+import { type SecureContext, TLSSocket } from "node:tls";
 import type { buildConnector, Dispatcher } from "undici";
 import { createGuardedAgent, type EgressTimeouts } from "./egress-client.js";
 import { defaultEgressRoutes, dispatcherFor, type EgressRoutes } from "./egress-routes.js";
@@ -129,7 +129,10 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
         );
     };
   };
-  const secureContext = interceptionContext();
+  // Made on the first intercepted CONNECT, not at boot: an RSA key pair and a signature
+  // cost ~0.3-0.5 s of CPU, most of the lite binary's start (issue 13 item 5), and many
+  // gateways never see an https source through the ffmpeg engine.
+  let secureContext: SecureContext | undefined;
   const admitted = new Map<number, Admitted>();
   const identified = new WeakMap<Socket, Promise<Admitted | undefined>>();
   const identify = (socket: Socket) => {
@@ -199,6 +202,7 @@ export async function createEgressProxy(options: EgressProxyOptions): Promise<Eg
       return rawAnswer(socket, 400, "Bad Request", "malformed CONNECT target");
     socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     if (head.length > 0) socket.unshift(head);
+    secureContext ??= interceptionContext();
     const tls = new TLSSocket(socket, { isServer: true, secureContext });
     tls.on("error", () => tls.destroy());
     tls.setTimeout(options.timeouts.idleMs, () => tls.destroy());

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
+import { requestHeader } from "./request-header.js";
 import type { AppEnv } from "./types.js";
 
 /**
@@ -18,7 +19,7 @@ export function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv
   });
   return async (c, next) => {
     // Requests from other origins pass through without any CORS header.
-    const origin = c.req.header("origin");
+    const origin = requestHeader(c, "origin");
     if (origin === undefined || !allowed.has(origin)) return next();
     return inner(c, next);
   };

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../errors.js";
 import { clientAddress, isLoopbackAddress } from "./client-address.js";
+import { requestHeader } from "./request-header.js";
 import type { AppEnv } from "./types.js";
 
 const HEALTH_PATHS = new Set(["/healthz", "/readyz"]);
@@ -26,7 +27,7 @@ export function hostAllowlist(
   if (publicHosts.length === 0) return undefined;
   const allowed = new Set(publicHosts.map((h) => hostName(h)));
   return async (c, next) => {
-    const host = hostName(c.req.header("host") ?? "");
+    const host = hostName(requestHeader(c, "host") ?? "");
     if (!allowed.has(host)) {
       if (!(HEALTH_PATHS.has(c.req.path) && isLoopbackAddress(clientAddress(c)))) {
         throw new GatewayError("forbidden", "host not allowed");

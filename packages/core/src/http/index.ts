@@ -4,6 +4,7 @@ export { errorResponse } from "./error-handler.js";
 export { createHealthRoutes, type Readiness } from "./health-routes.js";
 export { hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
+export { requestHeader } from "./request-header.js";
 export { directResponseHeaders } from "./security-headers.js";
 export { type RunningServer, startServer } from "./server.js";
 export { readTlsFiles, type TlsFiles } from "./tls-files.js";

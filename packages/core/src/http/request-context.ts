@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { type Logger, redactPath } from "../log.js";
+import { requestHeader } from "./request-header.js";
 import type { AppEnv, Build } from "./types.js";
 
 /** An incoming `X-Request-ID` is echoed only when it is short and plain. */
@@ -19,7 +20,7 @@ export function requestContext(build: Build, log: Logger): MiddlewareHandler<App
     const started = performance.now();
     let id: string;
     if (build === "full") {
-      const incoming = c.req.header("x-request-id");
+      const incoming = requestHeader(c, "x-request-id");
       id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     } else {
       counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
@@ -31,18 +32,21 @@ export function requestContext(build: Build, log: Logger): MiddlewareHandler<App
       await next();
     } finally {
       if (build === "full") c.res.headers.set("X-Request-ID", id);
-      const route = routePath(c, -1);
-      log.info(
-        {
-          reqId: id,
-          method: c.req.method,
-          route: route === "*" || route === "/*" ? "(unmatched)" : route,
-          path: redactPath(c.req.path),
-          status: c.res.status,
-          dur_ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        "request",
-      );
+      // The one log line of a request; nothing of it is built when `info` is off.
+      if (log.isLevelEnabled("info")) {
+        const route = routePath(c, -1);
+        log.info(
+          {
+            reqId: id,
+            method: c.req.method,
+            route: route === "*" || route === "/*" ? "(unmatched)" : route,
+            path: redactPath(c.req.path),
+            status: c.res.status,
+            dur_ms: Math.round((performance.now() - started) * 10) / 10,
+          },
+          "request",
+        );
+      }
     }
   };
 }

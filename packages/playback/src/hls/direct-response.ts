@@ -44,16 +44,15 @@ export function alreadySent(status: number): Response {
   return res;
 }
 
-/** Sends a whole text body (a rewritten playlist) straight to the node response. */
-export function sendText(
+/** Sends a whole body (a rendered playlist) straight to the node response. */
+export function sendBytes(
   c: Context<AppEnv>,
   build: Build,
   withCors: boolean,
   contentType: string,
-  text: string,
+  bytes: Buffer,
   extraHeaders: Record<string, string> = {},
 ): Response {
-  const bytes = Buffer.from(text, "utf8");
   writeDirectHead(
     c,
     build,

@@ -3,14 +3,14 @@ import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
-import { sendText } from "./direct-response.js";
-import { renderPlaylist } from "./playlist-rewriter.js";
+import { sendBytes } from "./direct-response.js";
 import type { PlaylistOutcome } from "./playlist-source.js";
+import { renderedPlaylist } from "./rendered-playlists.js";
 
 /** RFC 8216bis 4: the media type every playlist the gateway writes carries. */
 export const PLAYLIST_CONTENT_TYPE = "application/vnd.apple.mpegurl";
 
-/** Renders a compiled playlist for one request. */
+/** Answers a compiled playlist rendered for the request's credential form (cached per form). */
 export function playlistResponse(
   c: Context<AppEnv>,
   request: PlayRequest,
@@ -19,9 +19,9 @@ export function playlistResponse(
   rt: { build: Build; withCors: boolean },
   extraHeaders: Record<string, string> = {},
 ): Response {
-  const text = renderPlaylist(outcome.compiled, request.prefix, request.query);
-  stats.bytesOut += Buffer.byteLength(text);
-  return sendText(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, text, extraHeaders);
+  const bytes = renderedPlaylist(outcome.compiled, request.prefix, request.query);
+  stats.bytesOut += bytes.length;
+  return sendBytes(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, bytes, extraHeaders);
 }
 
 /**
