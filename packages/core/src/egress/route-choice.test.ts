@@ -61,12 +61,15 @@ describe("route choice", () => {
     }
   });
 
-  it("regex rules run in linear time (RE2): a nested quantifier cannot stall", () => {
+  // A backtracking engine needs about 2^50000 steps for this input, so finishing at all
+  // proves the linear engine; the generous timeout only turns a stall into a failure
+  // (no wall-clock budget that a loaded CI machine could miss).
+  it("regex rules run in linear time (RE2): a nested quantifier cannot stall", {
+    timeout: 60_000,
+  }, () => {
     const p = compileRulePattern("url_regex", "^(a+)+$");
     assert.ok(p.ok);
-    const t0 = performance.now();
     assert.equal(p.ok && p.test(`${"a".repeat(50_000)}b`), false);
-    assert.ok(performance.now() - t0 < 1_000);
     for (const bad of ["(a)\\1", "(?=a)", "(?<=a)b", "[", "x".repeat(513)])
       assert.equal(compileRulePattern("url_regex", bad).ok, false, bad);
   });
