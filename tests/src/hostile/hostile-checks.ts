@@ -17,7 +17,8 @@ const LEAKS: readonly RegExp[] = [
   /\bat (?:async )?[\w.<>]+ \(/,
   /\.(?:ts|js|mjs|cjs):\d+(?::\d+)?\b/,
   /node_modules/,
-  /(?:^|[\s"'(])\/(?:work|tmp|home|root|usr|proc|etc)\//,
+  // (not /etc or /proc: an error message may echo a path the attacker sent)
+  /(?:^|[\s"'(])\/(?:work|tmp|home|root|usr|opt|var|srv)\//,
   /\b(?:TypeError|RangeError|SyntaxError|ReferenceError)\b/,
   /SQLITE_|better-sqlite3/,
 ];
