@@ -21,6 +21,12 @@ export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv =
   }
   const body = parseStrictJson(new Uint8Array(await c.req.arrayBuffer()));
   if (!body.ok) throw new GatewayError("invalid_request", body.message);
+  // Every body of the spec is a JSON object. valibot's object schemas also take an array
+  // (`typeof [] === "object"`), so `[]` passed as `{}`: a PUT of the egress document with `[]`
+  // replaced the whole document with defaults (issue 14 hostile-input suite).
+  if (typeof body.value !== "object" || body.value === null || Array.isArray(body.value)) {
+    throw new GatewayError("invalid_request", "request body must be a JSON object");
+  }
   const parsed = v.safeParse(schema, body.value, { abortEarly: false });
   if (!parsed.success) {
     const first = problemsFromIssues(parsed.issues)[0];

@@ -179,7 +179,14 @@ function resolveHttp(uri: string, base: string): string | undefined {
   if (uri === "") return undefined;
   try {
     const u = new URL(uri, base);
-    return u.protocol === "http:" || u.protocol === "https:" ? u.href : undefined;
+    if (u.protocol !== "http:" && u.protocol !== "https:") return undefined;
+    // A relative URI inherits the source URL's userinfo (RFC 3986 5.2.2), and the signed
+    // target travels to the player base64url-encoded in its u/ path: the channel's
+    // credentials would reach every viewer. The egress client never sends userinfo (it
+    // dials origin + path), so dropping it changes no fetch (issue 14 secret sweep).
+    u.username = "";
+    u.password = "";
+    return u.href;
   } catch {
     return undefined;
   }
