@@ -3,7 +3,9 @@
 // catalog exported through POST /v1/admin/exports/m3u. Reports wall time of each call and
 // the gateway's peak RSS growth (VmHWM minus the RSS before the import). Loopback only:
 // the generated sources point at 127.0.0.1:9 and are never contacted.
-//   node bench/m3u-catalog.mjs [--entries 40000] [--keep]
+//   node bench/m3u-catalog.mjs [--entries 40000] [--keep] [--cpu-prof DIR]
+// --cpu-prof DIR starts the gateway with `node --cpu-prof` writing its profile into DIR
+// (open it in Chromium's DevTools, Performance tab) to see where an import spends its time.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +23,7 @@ const arg = (name, fallback) => {
 };
 const entries = Number(arg("--entries", "40000"));
 const keep = argv.includes("--keep");
+const cpuProfDir = arg("--cpu-prof", "");
 
 /** A playlist in the shape panels export: attributes, groups, a VLC option every 10th entry. */
 function generate(n) {
@@ -52,7 +55,12 @@ const config = {
 writeFileSync(join(dir, "gateway.yaml"), JSON.stringify(config));
 const proc = spawn(
   process.execPath,
-  [join(root, "apps", "gateway-full", "dist", "main.js"), "--config", join(dir, "gateway.yaml")],
+  [
+    ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
+    join(root, "apps", "gateway-full", "dist", "main.js"),
+    "--config",
+    join(dir, "gateway.yaml"),
+  ],
   {
     env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "inherit"],
