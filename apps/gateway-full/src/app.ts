@@ -111,6 +111,8 @@ export async function composeFull(
     signingKey: resolveUrlSigningKey(config, "full"),
     publicBaseUrl,
     localIngress: createDashLocalIngress({ sessions: manager, stats: () => playback.stats }),
+    // The stored egress document, not the config file: API and console changes apply live.
+    playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
   });
   playbackStats = () => playback.stats.snapshot();
 

@@ -3,6 +3,8 @@ import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
+import { createPolicyChooser, type PlaylistPolicy } from "./hls/playlist-policy.js";
+import type { RewritePolicy } from "./hls/playlist-rewriter.js";
 import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source.js";
 import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
 import { channelCredentialOrigin } from "./hls/upstream-headers.js";
@@ -46,6 +48,11 @@ export interface PlaybackRuntimeOptions {
   /** Current `public_base_url` ("" → the request's own scheme and Host). */
   readonly publicBaseUrl: () => string;
   readonly localIngress?: LocalIngress;
+  /**
+   * The current `playlist_policy`, read per playlist. The full build passes the stored egress
+   * document's (changed through the admin API without a restart); default: the config file's.
+   */
+  readonly playlistPolicy?: () => PlaylistPolicy;
 }
 
 /** Shared by every mount of the play routes: one signer, cache, lease table and set of counters. */
@@ -62,6 +69,8 @@ export interface PlaybackRuntime {
   readonly withCors: boolean;
   /** Requests each client may have waiting at once (start waits, blocking reloads, parts). */
   readonly parking: ParkingLimit;
+  /** How the media URIs of a playlist fetched from `url` for `channel` are written. */
+  readonly rewritePolicy: (channel: Channel, url: string) => RewritePolicy;
 }
 
 /** Media held in memory by segment fan-in, all shared fetches together. */
@@ -78,6 +87,10 @@ const SEGMENT_MAX_SHARED_BYTES = 16 * 1024 * 1024;
 export function createPlaybackRuntime(options: PlaybackRuntimeOptions): PlaybackRuntime {
   const stats = createPlaybackStats();
   const signer = createUpstreamSigner(options.signingKey);
+  const rewritePolicy = createPolicyChooser(
+    options.playlistPolicy ?? (() => options.config.egress.playlist_policy),
+    options.egress,
+  );
   return {
     options,
     signer,
@@ -86,10 +99,11 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
     withCors: options.config.security.cors_origins.length > 0,
     leases: createViewerLeases(options.signingKey),
     parking: createParkingLimit(),
+    rewritePolicy,
     playlists: createPlaylistSource({
       egress: options.egress,
       maxPlaylistBytes: options.config.security.max_playlist_bytes,
-      policy: options.config.egress.playlist_policy,
+      policy: rewritePolicy,
       sign: (channelId, target) => signer.sign(channelId, target),
       stats,
       credentialOrigin: (channel) => channelCredentialOrigin(channel, options.catalog),

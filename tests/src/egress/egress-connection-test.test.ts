@@ -248,6 +248,34 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
     }
   });
 
+  it("network: connection refused on a closed port of an allow-listed loopback host", async () => {
+    const port = await closedPort();
+    const r = await test({ url: `http://127.0.0.1:${port}/blob` });
+    assertShape(r, "network");
+    assert.equal(r.body.reachable, false);
+    assert.equal(r.body.status, null);
+    assert.equal(r.body.via_proxy, false);
+    assert.equal(r.body.final_url, `http://127.0.0.1:${port}/blob`);
+    assert.ok(!("ttfb_ms" in r.body) && !("throughput_kbps" in r.body), r.text);
+  });
+
+  it("dns: a name no DNS can hold fails resolution here, direct and through a proxy", async () => {
+    // Loopback rule: a name such as `x.invalid` would be sent to the machine's DNS server.
+    // A 64-octet label (RFC 1035 2.3.4 allows 63) is refused by the gateway's resolver before
+    // getaddrinfo, and glibc and musl would refuse it without a query as well (strace shows
+    // no socket but nscd's; docs/egress.md "Testing the outcomes").
+    const host = `${"a".repeat(64)}.invalid`;
+    const direct = await test({ url: `http://${host}/x` });
+    assertShape(direct, "dns");
+    assert.equal(direct.body.reachable, false);
+    // Through a proxy the name is checked here first: the proxy is never asked.
+    const carried = socksOpen.carried.length;
+    const via = await test({ url: `http://${host}/x`, proxy_id: "socks" });
+    assertShape(via, "dns");
+    assert.equal(via.body.via_proxy, true);
+    assert.equal(socksOpen.carried.length, carried);
+  });
+
   it("rejects malformed bodies with 400 and refuses API tokens without refresh", async () => {
     for (const body of [
       { target: "nowhere" },

@@ -1,5 +1,6 @@
 import { once } from "node:events";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { type AddressInfo, connect, createServer as createTcpServer, type Socket } from "node:net";
 
 /**
@@ -39,19 +40,21 @@ const LOOPBACK = /^127\.\d+\.\d+\.\d+$|^localhost$|^\[::1\]$|^::1$/;
 
 /**
  * An HTTP/1.1 forward proxy (RFC 9110 9.3.6 CONNECT, RFC 9112 3.2.2 absolute-form). With
- * `credentials` it demands `Proxy-Authorization: Basic` and answers 407 otherwise.
+ * `credentials` it demands `Proxy-Authorization: Basic` and answers 407 otherwise. With
+ * `tls` it is an `https` proxy: clients speak TLS to the proxy itself (node:https), then the
+ * same absolute-form requests and CONNECT inside that TLS connection.
  */
-export async function startHttpProxy(credentials?: {
-  user: string;
-  pass: string;
-}): Promise<LoopbackProxy> {
+export async function startHttpProxy(
+  credentials?: { user: string; pass: string },
+  options: { tls?: { key: Buffer; cert: Buffer } } = {},
+): Promise<LoopbackProxy> {
   const expected =
     credentials === undefined
       ? undefined
       : `Basic ${Buffer.from(`${credentials.user}:${credentials.pass}`).toString("base64")}`;
   const state = { carried: [] as string[], authFailures: 0, relayed: 0 };
   const allowed = (header: string | undefined) => expected === undefined || header === expected;
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     if (!allowed(req.headers["proxy-authorization"])) {
       state.authFailures++;
       res.writeHead(407, { "proxy-authenticate": 'Basic realm="test"', "content-length": 0 }).end();
@@ -90,7 +93,9 @@ export async function startHttpProxy(credentials?: {
     );
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
-  });
+  };
+  const server: Server | HttpsServer =
+    options.tls === undefined ? createServer(handler) : createHttpsServer(options.tls, handler);
   server.on("connect", (req, client: Socket, head: Buffer) => {
     client.on("error", () => client.destroy());
     if (!allowed(req.headers["proxy-authorization"] as string | undefined)) {

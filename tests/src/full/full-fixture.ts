@@ -34,7 +34,7 @@ export interface FullGateway {
 /** Starts the full binary with an admin, a viewer limited to `news`, and the sample channels. */
 export async function startFull(
   extra: Record<string, unknown> = {},
-  options: { dir?: string } = {},
+  options: { dir?: string; env?: Record<string, string> } = {},
 ): Promise<FullGateway> {
   const gw = await startGateway(
     "full",

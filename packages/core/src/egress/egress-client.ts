@@ -7,6 +7,7 @@ import { isProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
 import type { ProxyTransport } from "./proxy-transport.js";
 import { isRefusal } from "./refusal.js";
 import { withoutSensitiveHeaders } from "./sensitive-headers.js";
+import { isTlsFailureCode } from "./tls-failure.js";
 
 /** Bounded waits of every outbound request (config `egress.*_timeout_ms`). */
 export interface EgressTimeouts {
@@ -253,8 +254,6 @@ function failure(kind: EgressFailureKind, message: string): EgressFailure {
 }
 
 const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NODATA", "EAI_NONAME", "EAI_FAIL"]);
-const TLS_CODE =
-  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT)/;
 
 /** Maps a thrown undici/system error to a result; the message never carries the URL. */
 export function classifyError(err: unknown, signal?: AbortSignal): EgressFailure {
@@ -276,7 +275,7 @@ export function classifyError(err: unknown, signal?: AbortSignal): EgressFailure
   if (code === "UND_ERR_ABORTED") return failure("aborted", "request aborted");
   if (typeof code === "string" && DNS_CODES.has(code))
     return { ...failure("network", `the target host does not resolve (${code})`), cause: "dns" };
-  if (typeof code === "string" && TLS_CODE.test(code))
+  if (isTlsFailureCode(code))
     return { ...failure("network", `TLS handshake failed (${code})`), cause: "tls" };
   return failure(
     "network",

@@ -8,8 +8,20 @@ import { EgressRefusedError } from "./refusal.js";
 /** Resolves a host name to every address it has (the system resolver, like any client). */
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) => {
+  // A name no DNS can hold is answered here and never handed to getaddrinfo: glibc and musl
+  // refuse it too without a query, but which NSS modules run is the machine's choice.
+  if (!isDnsName(hostname))
+    throw Object.assign(new Error("not a valid DNS name"), { code: "ENOTFOUND" });
+  return (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+};
+
+/** RFC 1035 2.3.4: labels of 1-63 octets, at most 253 octets without the root's dot. */
+function isDnsName(hostname: string): boolean {
+  const name = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
+  if (name.length === 0 || Buffer.byteLength(name) > 253) return false;
+  return name.split(".").every((label) => label.length > 0 && Buffer.byteLength(label) <= 63);
+}
 
 /**
  * The one connector of the gateway's outbound HTTP (issue 3 "Egress guard"): it

@@ -1,10 +1,11 @@
 import { isIP, type Socket } from "node:net";
 import { SocksClient } from "socks";
-import { Agent, buildConnector, Client, type Dispatcher, ProxyAgent } from "undici";
+import { Agent, buildConnector, Client, type Dispatcher, Pool, ProxyAgent } from "undici";
 import { stripBrackets } from "./address-policy.js";
 import type { EgressTimeouts } from "./egress-client.js";
 import { ProxyFailure, proxyFailureFromUndici } from "./proxy-failure.js";
 import type { ProxyProfile } from "./routing-document.js";
+import { isTlsFailureCode } from "./tls-failure.js";
 
 /** Resolves and checks a target host (the egress guard); returns its addresses. */
 export type TargetCheck = (host: string, port?: number) => Promise<readonly string[]>;
@@ -57,6 +58,12 @@ function httpTransport(proxy: URL, options: TransportOptions): ProxyTransport {
     requestTls: { timeout: timeouts.connectMs },
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.idleMs,
+    // undici's default client to the proxy, with its connector wrapped: a failed TLS handshake
+    // with an `https` proxy is the proxy's (`proxy`), not the target's `tls`.
+    clientFactory: (origin, opts) => {
+      const { connect } = opts as { connect: buildConnector.connector };
+      return new Pool(origin, { ...opts, connect: proxyConnector(connect) });
+    },
   });
   const auth = basicAuth(proxy);
   const origin = `${proxy.protocol}//${proxy.host}`;
@@ -158,6 +165,18 @@ function socksFailure(err: unknown): Error {
   if (message.includes("rejected connection"))
     return new ProxyFailure("the SOCKS proxy could not connect to the target", "proxy");
   return new ProxyFailure("the SOCKS proxy could not be reached", "proxy");
+}
+
+/** The connector to the proxy itself, its TLS failures reported as the proxy's. */
+function proxyConnector(connect: buildConnector.connector): buildConnector.connector {
+  return (options, callback) =>
+    connect(options, (err, socket) => {
+      const code = (err as { code?: unknown } | null)?.code;
+      if (err !== null && isTlsFailureCode(code))
+        callback(new ProxyFailure(`TLS handshake with the proxy failed (${code})`, "proxy"), null);
+      else if (err !== null) callback(err, null);
+      else callback(null, socket);
+    });
 }
 
 function asProxyFailure(err: unknown): Error {

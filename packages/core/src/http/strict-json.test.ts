@@ -17,6 +17,9 @@ describe("parseStrictJson (issue 12 item 9)", () => {
     ],
     ["an overlong UTF-8 encoding", Uint8Array.from([0x22, 0xc0, 0xaf, 0x22]), /UTF-8/],
     ["a lone surrogate escape", '{"name":"\\ud800"}', /surrogate/],
+    ["a lone surrogate in a key", '{"\\udc00":1}', /surrogate/],
+    ["a duplicated key after escaped quotes", '{"s":"a\\":\\"b","s" :2}', /key "s" twice/],
+    ["a duplicated key among many", `{${'"k":1,'.repeat(3)}"z":[{"a":"\\\\","a":0}]}`, /twice/],
     ["malformed JSON", '{"a":', /not valid JSON/],
     ["a trailing comma", '{"a":1,}', /not valid JSON/],
   ];
@@ -31,6 +34,13 @@ describe("parseStrictJson (issue 12 item 9)", () => {
   it("accepts the same keys in sibling objects, pairs of surrogates and any UTF-8", () => {
     const r = parse('{"a":{"k":1},"b":{"k":2},"s":"\\ud83d\\ude00 é ✓","t":"😀"}');
     assert.deepEqual(r, { ok: true, value: { a: { k: 1 }, b: { k: 2 }, s: "😀 é ✓", t: "😀" } });
+  });
+
+  it("reads strings that look like members, and never throws on nesting deeper than the stack", () => {
+    const r = parse('{"a":"\\"b\\":1","c":["d:", "e" ,{"f" : "\\\\"}]}');
+    assert.deepEqual(r, { ok: true, value: { a: '"b":1', c: ["d:", "e", { f: "\\" }] } });
+    const deep = parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`);
+    assert.equal(typeof deep.ok, "boolean");
   });
 
   it("keeps JSON.parse's own-property reading of __proto__", () => {

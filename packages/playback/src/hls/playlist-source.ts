@@ -63,7 +63,8 @@ interface Entry {
 export function createPlaylistSource(deps: {
   egress: Egress;
   maxPlaylistBytes: number;
-  policy: RewritePolicy | "auto";
+  /** The rewrite policy of a fetch of `url` for `channel` (`createPolicyChooser`). */
+  policy: (channel: Channel, url: string) => RewritePolicy;
   sign: (channelId: string, target: string) => string;
   stats: PlaybackStats;
   /** Where the channel's sensitive headers may go ({@link channelCredentialOrigin}). */
@@ -95,7 +96,11 @@ export function createPlaylistSource(deps: {
     }
   };
 
-  const fetchOnce = async (channel: Channel, url: string): Promise<PlaylistOutcome> => {
+  const fetchOnce = async (
+    channel: Channel,
+    url: string,
+    policy: RewritePolicy,
+  ): Promise<PlaylistOutcome> => {
     fetches += 1;
     const r = await deps.egress.request(url, {
       headers: channelRequestHeaders(channel),
@@ -142,7 +147,7 @@ export function createPlaylistSource(deps: {
     const text = body.bytes.toString("utf8");
     const compiled = compilePlaylist(text, {
       baseUrl: r.url,
-      policy: effectivePolicy(deps.policy, channel),
+      policy,
       sign: (target) => deps.sign(channel.id, target),
     });
     return { kind: "playlist", compiled, size: text.length * 2 };
@@ -203,12 +208,19 @@ export function createPlaylistSource(deps: {
     },
     get(channel, url, blocking) {
       const now = Date.now();
-      const key = `${channel.id}\0${channel.revision}\0${url}`;
+      // The policy is part of the key: a playlist compiled under the previous policy is not
+      // served after the egress document changed it.
+      const policy = deps.policy(channel, url);
+      const key = `${channel.id}\0${channel.revision}\0${policy}\0${url}`;
       const hit = entries.get(key);
       if (hit !== undefined && (hit.expires === undefined || hit.expires > now)) return hit.promise;
       if (hit !== undefined) evict(key);
       makeRoom(now);
-      const entry: Entry = { promise: fetchOnce(channel, url), expires: undefined, size: 0 };
+      const entry: Entry = {
+        promise: fetchOnce(channel, url, policy),
+        expires: undefined,
+        size: 0,
+      };
       entries.set(key, entry);
       entry.promise.then(
         (outcome) => {
@@ -236,16 +248,4 @@ function ttlOf(outcome: PlaylistOutcome): number {
   // RFC 8216bis 6.3.4: a client reloads a live playlist no sooner than half a target duration
   // after an unchanged answer, so a cache younger than that never makes it fall behind.
   return td === undefined ? MASTER_TTL_MS : Math.min(td * 500, MAX_TTL_MS);
-}
-
-/**
- * `egress.playlist_policy`: `auto` rewrites media URIs only when the upstream
- * needs something a player does not have (the channel's own headers or user
- * agent); otherwise the player fetches media straight from the origin.
- */
-export function effectivePolicy(policy: RewritePolicy | "auto", channel: Channel): RewritePolicy {
-  if (policy !== "auto") return policy;
-  return Object.keys(channel.headers).length > 0 || channel.user_agent !== ""
-    ? "rewrite"
-    : "passthrough";
 }

@@ -7,7 +7,6 @@ import { alreadySent, pipeBody, readFirstChunk, writeDirectHead } from "./direct
 import { llHlsDirectives } from "./ll-hls-directives.js";
 import { playlistResponse, upstreamOutcomeResponse } from "./playlist-answer.js";
 import { compilePlaylist, looksLikePlaylist } from "./playlist-rewriter.js";
-import { effectivePolicy } from "./playlist-source.js";
 import {
   channelCredentialOrigin,
   channelRequestHeaders,
@@ -152,7 +151,7 @@ async function relay(
     rt.stats.bytesIn += body.bytes.length;
     const compiled = compilePlaylist(body.bytes.toString("utf8"), {
       baseUrl: r.url,
-      policy: effectivePolicy(rt.options.config.egress.playlist_policy, req.channel),
+      policy: rt.rewritePolicy(req.channel, r.url),
       sign: (t) => rt.signer.sign(req.channel.id, t),
     });
     return playlistResponse(

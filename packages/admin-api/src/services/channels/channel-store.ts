@@ -1,8 +1,9 @@
 import { type ChannelCatalog, compareChannels, type Upstream } from "@svc/core/catalog";
-import { eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { channels } from "../../db/schema/index.js";
-import { channelFromRow, rowFromChannel, type StoredChannel } from "./stored-channel.js";
+import { createChannelUpsert, UPSERT_BATCH } from "./channel-upsert.js";
+import { channelFromRow, type StoredChannel } from "./stored-channel.js";
 
 /**
  * The full build's catalog: channels in the state database, mirrored in memory
@@ -16,16 +17,6 @@ export interface ChannelStore extends ChannelCatalog {
   commit(change: { put?: readonly StoredChannel[]; remove?: readonly string[] }): void;
 }
 
-/** Rows per upsert statement: 26 columns x 200 rows stays far below SQLite's variable limit. */
-const UPSERT_BATCH = 200;
-/** `SET col = excluded.col` for every column: an upsert writes the whole new row. */
-const FROM_EXCLUDED: Record<string, SQL> = Object.fromEntries(
-  Object.entries(getTableColumns(channels)).map(([key, column]) => [
-    key,
-    sql.raw(`excluded."${column.name}"`),
-  ]),
-);
-
 export function createChannelStore(db: StateDb, upstreams: readonly Upstream[]): ChannelStore {
   const byId = new Map<string, StoredChannel>();
   for (const row of db.select().from(channels).all()) byId.set(row.id, channelFromRow(row));
@@ -35,6 +26,7 @@ export function createChannelStore(db: StateDb, upstreams: readonly Upstream[]):
   };
   resort();
   const upstreamById = new Map(upstreams.map((u) => [u.id, u]));
+  const upsert = createChannelUpsert(db);
   return {
     get: (id) => byId.get(id),
     list: () => sorted,
@@ -42,13 +34,7 @@ export function createChannelStore(db: StateDb, upstreams: readonly Upstream[]):
     commit({ put = [], remove = [] }) {
       db.transaction((tx) => {
         // Multi-row upserts: an M3U import of 40,000 channels is 200 statements, not 40,000.
-        for (let i = 0; i < put.length; i += UPSERT_BATCH) {
-          const rows = put.slice(i, i + UPSERT_BATCH).map(rowFromChannel);
-          tx.insert(channels)
-            .values(rows)
-            .onConflictDoUpdate({ target: channels.id, set: FROM_EXCLUDED })
-            .run();
-        }
+        upsert(put);
         for (let i = 0; i < remove.length; i += UPSERT_BATCH) {
           const ids = remove.slice(i, i + UPSERT_BATCH);
           if (ids.length === 1) tx.delete(channels).where(eq(channels.id, ids[0]!)).run();

@@ -1,0 +1,56 @@
+import type { Statement } from "better-sqlite3";
+import { getTableColumns, getTableName } from "drizzle-orm";
+import type { StateDb } from "../../db/client.js";
+import { channels } from "../../db/schema/index.js";
+import { rowFromChannel, type StoredChannel } from "./stored-channel.js";
+
+/** Rows per upsert statement: 26 columns x 200 rows stays far below SQLite's variable limit. */
+export const UPSERT_BATCH = 200;
+
+const COLUMNS = Object.entries(getTableColumns(channels));
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * Writes whole channel rows (`INSERT … ON CONFLICT(id) DO UPDATE` with every column) through
+ * better-sqlite3 statements prepared once per batch size. drizzle's query builder rebuilt and
+ * re-prepared the 5,200-parameter SQL for every batch, which was 80% of a 40,000-entry M3U
+ * apply (bench/m3u-catalog.mjs, `--cpu-prof`); the values still go through each column's own
+ * drizzle encoder (`mapToDriverValue`: JSON columns, booleans), so the rows are the ones drizzle
+ * would write. Runs inside the caller's transaction.
+ */
+export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]) => void {
+  const prepared = new Map<number, Statement>();
+  const statement = (rows: number): Statement => {
+    let s = prepared.get(rows);
+    if (s === undefined) {
+      const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
+      const names = COLUMNS.map(([, c]) => quote(c.name));
+      s = db.$client.prepare(
+        `INSERT INTO ${quote(getTableName(channels))} (${names.join(",")}) VALUES ${Array(rows)
+          .fill(tuple)
+          .join(",")} ON CONFLICT(${quote(channels.id.name)}) DO UPDATE SET ${names
+          .filter((n) => n !== quote(channels.id.name))
+          .map((n) => `${n} = excluded.${n}`)
+          .join(",")}`,
+      );
+      prepared.set(rows, s);
+    }
+    return s;
+  };
+  return (put) => {
+    for (let i = 0; i < put.length; i += UPSERT_BATCH) {
+      const batch = put.slice(i, i + UPSERT_BATCH);
+      const params: unknown[] = [];
+      for (const channel of batch) {
+        const row = rowFromChannel(channel) as Record<string, unknown>;
+        for (const [key, column] of COLUMNS) {
+          const value = row[key];
+          params.push(
+            value === null || value === undefined ? null : column.mapToDriverValue(value),
+          );
+        }
+      }
+      statement(batch.length).run(params);
+    }
+  };
+}
