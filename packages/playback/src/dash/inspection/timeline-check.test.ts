@@ -45,12 +45,13 @@ describe("absurd addressing fails the session (issue 12 item 3)", () => {
       undefined,
     ],
   ];
+  // Expanding any of these rows (10^12 segments, or one per tick since 1970) would not
+  // finish; the check must decide from the declared numbers alone. The test timeout turns
+  // an expansion into a failure without a wall-clock budget a loaded machine could miss.
   for (const [name, template, want] of rows)
-    it(name, () => {
-      const started = Date.now();
+    it(name, { timeout: 30_000 }, () => {
       const p = problemOf(template);
       if (want === undefined) assert.equal(p, undefined);
       else assert.match(p ?? "", want);
-      assert.ok(Date.now() - started < 200);
     });
 });
