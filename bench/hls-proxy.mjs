@@ -15,7 +15,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -33,6 +33,13 @@ const TOKENS = Number(arg("tokens", "200"));
 const VIEWERS = Number(arg("viewers", "1000"));
 const ONLY = arg("only", "");
 const CPU = arg("cpu", "");
+/** The other cores, for wrk, when --cpu pins the servers (empty: wrk unpinned). */
+const WRK_CORES =
+  CPU === ""
+    ? ""
+    : Array.from({ length: availableParallelism() }, (_, i) => i)
+        .filter((i) => String(i) !== CPU)
+        .join(",");
 /** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
 const NODE_ARGS = arg("node-args", "")
   .split(" ")
@@ -120,7 +127,11 @@ async function wrk(url, connections, headers = [], script = undefined) {
   const args = ["-t2", `-c${connections}`, `-d${DURATION}s`, "--latency", "--timeout", "10s"];
   for (const h of headers) args.push("-H", h);
   if (script !== undefined) args.push("-s", script);
-  const { stdout } = await run("wrk", [...args, url], { maxBuffer: 1 << 20 });
+  // With --cpu N the load generator keeps off core N: wrk's threads on the server's core
+  // would take its CPU and put the generator's own scheduling into every latency figure.
+  const { stdout } = await (WRK_CORES === ""
+    ? run("wrk", [...args, url], { maxBuffer: 1 << 20 })
+    : run("taskset", ["-c", WRK_CORES, "wrk", ...args, url], { maxBuffer: 1 << 20 }));
   const num = (re) => {
     const m = re.exec(stdout);
     return m === null ? Number.NaN : Number(m[1]);

@@ -33,7 +33,11 @@ export async function startServer(
 ): Promise<RunningServer> {
   const address = parseListen(listen);
   if (address === undefined) throw new Error(`invalid listen address ${listen}`);
-  const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
+  // @hono/node-server's own Request/Response stand in for the globals (its default): a
+  // c.json() or c.body() answer is then written straight from its string or bytes, where
+  // undici's Response built a ReadableStream per answer — half the CPU of a /healthz
+  // request on one core (docs/performance.md).
+  const listener = getRequestListener(app.fetch);
   const server: Server =
     tls === undefined
       ? createHttpServer(SERVER_TIMEOUTS, listener)
