@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { type Browser, chromium } from "playwright-core";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { CHROMIUM_ARGS, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { authSection } from "../harness/users.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -46,23 +46,7 @@ describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
   it("advances currentTime by 10 s with no fatal error", { timeout: 180_000 }, async () => {
     const tab = await browser.newPage();
     const master = `${gw.url}/v1/play/d1/index.m3u8`;
-    await tab.goto(`${page.origin}/?src=${encodeURIComponent(master)}`);
-    type Probe = { t: number; fatal: string | null; errors: string[]; lowLatency: boolean };
-    const state = () => tab.evaluate("window.probe()") as Promise<Probe>;
-    await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
-      timeout: 60_000,
-      polling: 200,
-    });
-    const start = await state();
-    assert.equal(start.fatal, null, JSON.stringify(start.errors));
-    await tab.waitForFunction(
-      `window.probe().t >= ${start.t + 10} || window.fatal !== null`,
-      undefined,
-      { timeout: 90_000, polling: 250 },
-    );
-    const end = await state();
-    assert.equal(end.fatal, null, JSON.stringify(end.errors));
-    assert.ok(end.t >= start.t + 10, `${start.t} → ${end.t}`);
+    const { end } = await playFor(tab, page.origin, master, 10);
     assert.equal(end.lowLatency, true);
   });
 });

@@ -5,7 +5,7 @@ import { validateMediaPlaylist } from "@svc/playback/playlist-validator";
 import { type Browser, chromium } from "playwright-core";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { CHROMIUM_ARGS, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { tagUris, uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
 import { authSection } from "../harness/users.js";
@@ -202,28 +202,7 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
       });
       const tab = await browser.newPage();
       const master = `${gw.url}/v1/play/d1/index.m3u8`;
-      await tab.goto(`${page.origin}/?src=${encodeURIComponent(master)}`);
-      type Probe = {
-        t: number;
-        fatal: string | null;
-        errors: string[];
-        latency: number;
-        errorCounts: Record<string, number>;
-      };
-      const state = () => tab.evaluate("window.probe()") as Promise<Probe>;
-      await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
-        timeout: 60_000,
-        polling: 200,
-      });
-      const start = await state();
-      assert.equal(start.fatal, null, JSON.stringify(start.errors));
-      await tab.waitForFunction(
-        `window.probe().t >= ${start.t + 10} || window.fatal !== null`,
-        undefined,
-        { timeout: 90_000, polling: 250 },
-      );
-      const end = await state();
-      assert.equal(end.fatal, null, JSON.stringify(end.errors));
+      const { end } = await playFor(tab, page.origin, master, 10);
       const timeouts = Object.entries(end.errorCounts).filter(([k]) => /TimeOut/i.test(k));
       assert.deepEqual(timeouts, [], JSON.stringify(end.errorCounts));
       // Informational only (no timing assertion under CI load); bench/hlsjs-latency.mjs measures it.

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
@@ -71,4 +72,54 @@ export async function startHlsJsPage(): Promise<{ origin: string; close(): Promi
     origin,
     close: () => new Promise((r) => server.close(() => r())),
   };
+}
+
+/** What the page's `window.probe()` reports about the hls.js player. */
+export interface HlsJsProbe {
+  readonly t: number;
+  readonly fatal: string | null;
+  readonly errors: string[];
+  readonly lowLatency: boolean;
+  readonly latency: number;
+  readonly errorCounts: Record<string, number>;
+}
+
+/** The structural part of a Playwright page these helpers use (no playwright import here). */
+interface Tab {
+  goto(url: string): Promise<unknown>;
+  evaluate(expression: string): Promise<unknown>;
+  waitForFunction(
+    expression: string,
+    arg: undefined,
+    options: { timeout: number; polling: number },
+  ): Promise<unknown>;
+}
+
+/**
+ * Opens the page on `src`, waits for playback to start and then for `seconds` more of
+ * `currentTime`; fails on a fatal hls.js error at either point. Returns both probes.
+ */
+export async function playFor(
+  tab: Tab,
+  pageOrigin: string,
+  src: string,
+  seconds: number,
+): Promise<{ start: HlsJsProbe; end: HlsJsProbe }> {
+  await tab.goto(`${pageOrigin}/?src=${encodeURIComponent(src)}`);
+  const state = () => tab.evaluate("window.probe()") as Promise<HlsJsProbe>;
+  await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
+    timeout: 60_000,
+    polling: 200,
+  });
+  const start = await state();
+  assert.equal(start.fatal, null, JSON.stringify(start.errors));
+  await tab.waitForFunction(
+    `window.probe().t >= ${start.t + seconds} || window.fatal !== null`,
+    undefined,
+    { timeout: 90_000, polling: 250 },
+  );
+  const end = await state();
+  assert.equal(end.fatal, null, JSON.stringify(end.errors));
+  assert.ok(end.t >= start.t + seconds, `${start.t} → ${end.t}`);
+  return { start, end };
 }
