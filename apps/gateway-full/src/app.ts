@@ -68,7 +68,7 @@ export async function composeFull(
   let sessions: SessionManager | undefined;
   // One egress for the process: playback and the admin probes share its guard and pool.
   const egress = egressFromConfig(config, { routing: true });
-  const state = openAdminState({
+  const state = await openAdminState({
     config,
     log,
     sessionTokens,
@@ -157,7 +157,7 @@ export async function composeFull(
     app,
     tlsEnabled: ctx.settings.current().tlsEnabled,
     facts: async () => ({
-      stateDatabase: state.file,
+      stateDatabase: state.storage.location,
       channels: ctx.channels.list().length,
       ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
     }),

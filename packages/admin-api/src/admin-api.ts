@@ -5,7 +5,6 @@ import type { Logger } from "@svc/core/log";
 import { createRouteMatcher } from "@svc/core/route-table";
 import { Hono } from "hono";
 import type { AdminContext, SessionControl } from "./admin-context.js";
-import { openStateDatabase } from "./db/client.js";
 import type { AdminEnv } from "./env.js";
 import { credentialGate } from "./http/credential-gate.js";
 import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
@@ -34,6 +33,7 @@ import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
+import { openStorage, type Storage } from "./storage/storage.js";
 
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
 export type { AdminEnv } from "./env.js";
@@ -76,10 +76,10 @@ export interface AdminState {
   startGuide(): void;
   /** Stops the guide's schedule and aborts a refresh in progress; before {@link close}. */
   stopGuide(): Promise<void>;
-  /** The state database file (`{data_dir}/state.db`). */
-  readonly file: string;
+  /** The open state database (SQLite file or PostgreSQL). */
+  readonly storage: Storage;
   /** Writes every queued record, stops timers and closes the database. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -88,22 +88,22 @@ export interface AdminState {
  * the stores the admin routes and the full build's playback use.
  *
  * @example
- * const state = openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1", egress });
+ * const state = await openAdminState({ config, log, sessionTokens, limiter, defaultUserAgent: "svc-gateway/1", egress });
  * app.route("/", createAdminApp(state.ctx));
  * // catalog for playback: state.ctx.channels; on shutdown, after the listeners closed:
- * state.close();
+ * await state.close();
  */
-export function openAdminState(options: AdminStateOptions): AdminState {
+export async function openAdminState(options: AdminStateOptions): Promise<AdminState> {
   const { config, log } = options;
-  let state: ReturnType<typeof openStateDatabase>;
+  let storage: Storage;
   try {
-    state = openStateDatabase(config.server.data_dir);
+    storage = await openStorage(config);
   } catch (err) {
     // Reported like a config problem: one line naming the key, exit status 2, nothing started.
     const message = err instanceof Error ? err.message : String(err);
     throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
   }
-  const db = state.db;
+  const db = storage.sqlite!;
   const imported = importConfigChannels(db, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
   const tokens = createApiTokenStore(db);
@@ -173,12 +173,12 @@ export function openAdminState(options: AdminStateOptions): AdminState {
     ctx,
     startGuide: () => guide.start(),
     stopGuide: () => guide.close(),
-    file: state.file,
-    close() {
+    storage,
+    async close() {
       clearInterval(timer);
       ctx.usage.close();
       ctx.accessLog.close();
-      state.close();
+      await storage.close();
     },
   };
 }

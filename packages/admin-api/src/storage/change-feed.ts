@@ -1,0 +1,30 @@
+/**
+ * The resources the full build mirrors in memory (reads never wait on the
+ * database). In cluster mode another instance can change any of them; the
+ * change feed reloads the mirror (operator contract "Cluster mode": a write on
+ * one instance is seen by the others within 2 seconds).
+ */
+export type MirroredResource =
+  | "channels"
+  | "accounts"
+  | "api_tokens"
+  | "playback_keys"
+  | "settings"
+  | "egress"
+  | "guide";
+
+export interface ChangeFeed {
+  /**
+   * Registers the reload of one mirror: called (never concurrently with itself)
+   * after another writer changed `resource`. Writes of this process reload nothing.
+   */
+  watch(resource: MirroredResource, reload: () => Promise<void>): void;
+  /** Stops watching; idempotent. */
+  close(): Promise<void>;
+}
+
+/** The feed of a single-writer database (embedded SQLite): nobody else writes, nothing to reload. */
+export const NO_CHANGE_FEED: ChangeFeed = {
+  watch: () => {},
+  close: async () => {},
+};

@@ -1,0 +1,50 @@
+import type { GatewayConfig } from "@svc/core/config";
+import { openStateDatabase, type StateDatabase, type StateDb } from "../db/client.js";
+import type { PgStateDb } from "../db/pg-client.js";
+import { type ChangeFeed, NO_CHANGE_FEED } from "./change-feed.js";
+
+/**
+ * Which database holds the full build's state: the embedded SQLite file in
+ * `data_dir` (the default), or PostgreSQL when `server.database_url` is set
+ * (operator contract "Cluster mode").
+ */
+export type StorageKind = "sqlite" | "postgres";
+
+/**
+ * The open state database, whichever kind it is. Services never touch it:
+ * they get repositories (`storage/repositories.ts`) built from it, so the
+ * same service code runs on both kinds.
+ */
+export interface Storage {
+  readonly kind: StorageKind;
+  /** Where the state lives, for logs: the SQLite file, or the PostgreSQL URL without its password. */
+  readonly location: string;
+  /** The SQLite handle; set only when `kind` is "sqlite". */
+  readonly sqlite: StateDb | undefined;
+  /** The PostgreSQL handle; set only when `kind` is "postgres". */
+  readonly pg: PgStateDb | undefined;
+  /** Reloads of in-memory mirrors when another instance wrote (a no-op on SQLite). */
+  readonly feed: ChangeFeed;
+  /** Closes the database (checkpointing SQLite's WAL); idempotent. */
+  close(): Promise<void>;
+}
+
+/** Opens the embedded SQLite state database of `data_dir`, migrations applied. */
+export function sqliteStorage(dataDir: string): Storage {
+  const state: StateDatabase = openStateDatabase(dataDir);
+  return {
+    kind: "sqlite",
+    location: state.file,
+    sqlite: state.db,
+    pg: undefined,
+    feed: NO_CHANGE_FEED,
+    async close() {
+      state.close();
+    },
+  };
+}
+
+/** Opens the state database the config names: SQLite in `data_dir` unless `database_url` is set. */
+export async function openStorage(config: GatewayConfig): Promise<Storage> {
+  return sqliteStorage(config.server.data_dir);
+}
