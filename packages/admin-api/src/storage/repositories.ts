@@ -1,4 +1,4 @@
-import type { Storage } from "./storage.js";
+import type { Storage, StorageKind } from "./storage.js";
 
 /**
  * One repository per stored resource: the only code that knows which database
@@ -6,10 +6,12 @@ import type { Storage } from "./storage.js";
  * PostgreSQL one (`<resource>/postgres.ts`) behind the same async interface
  * (`<resource>/repository.ts`); services and routes see only the interface.
  */
-export interface Repositories {}
+export interface Repositories {
+  /** Which database the repositories write to. */
+  readonly kind: StorageKind;
+}
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
-  void storage;
-  return {};
+  return { kind: storage.kind };
 }
