@@ -16,7 +16,9 @@ export type MirroredResource =
 export interface ChangeFeed {
   /**
    * Registers the reload of one mirror: called (never concurrently with itself)
-   * after another writer changed `resource`. Writes of this process reload nothing.
+   * after a writer changed `resource`. The feed cannot tell this process's own
+   * writes from another instance's, so a reload must be idempotent: it re-reads
+   * the stored state and replaces the mirror with it.
    */
   watch(resource: MirroredResource, reload: () => Promise<void>): void;
   /** Stops watching; idempotent. */
