@@ -33,6 +33,7 @@ import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
+import { createRepositories } from "./storage/repositories.js";
 import { openStorage, type Storage } from "./storage/storage.js";
 
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
@@ -104,17 +105,22 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
   }
   const db = storage.sqlite!;
-  const imported = importConfigChannels(db, config);
+  const repos = createRepositories(storage);
+  const imported = await importConfigChannels(repos.channels, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
   const tokens = createApiTokenStore(db);
   const keys = createPlaybackKeyStore(db);
   const lost = (what: string) => (err: unknown, dropped: number) =>
     log.error({ err, dropped }, `${what}: batch write failed`);
-  const settings = createSettingsStore(db, config);
+  const settings = await createSettingsStore(repos.settings, config);
+  storage.feed.watch("settings", settings.reload);
   const playbackStats =
     options.playbackStats ?? (() => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 }));
   const sessions = options.sessions ?? NO_SESSIONS;
-  const channels = createChannelStore(db, config.upstreams);
+  const channels = await createChannelStore(repos.channels, config.upstreams);
+  storage.feed.watch("channels", channels.reload);
+  const egressConfig = await createEgressStore(repos.egress, config, options.egress.routes);
+  storage.feed.watch("egress", egressConfig.reload);
   // Every request of a channel routes by its stored binding (spec "Egress").
   options.egress.routes.bindChannels((id) => {
     const ch = channels.get(id);
@@ -154,7 +160,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     sessions,
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
-    egressConfig: createEgressStore(db, config, options.egress.routes),
+    egressConfig,
     guideActive: () => guide.active(),
     guide,
   };

@@ -36,11 +36,15 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   // Static paths first: `reorder`, `enable-all` and `disable-all` are not channel ids.
-  app.post("/v1/admin/channels/enable-all", (c) => c.json(setAllDisabled(ctx.channels, false)));
-  app.post("/v1/admin/channels/disable-all", (c) => c.json(setAllDisabled(ctx.channels, true)));
+  app.post("/v1/admin/channels/enable-all", async (c) =>
+    c.json(await setAllDisabled(ctx.channels, false)),
+  );
+  app.post("/v1/admin/channels/disable-all", async (c) =>
+    c.json(await setAllDisabled(ctx.channels, true)),
+  );
   app.put("/v1/admin/channels/reorder", async (c) => {
     const body = await readJsonBody(c, reorderBody);
-    return c.json(reorderChannels(ctx.channels, body.ids, body.revisions));
+    return c.json(await reorderChannels(ctx.channels, body.ids, body.revisions));
   });
 
   app.get("/v1/admin/channels/:id", (c) => {
@@ -60,7 +64,7 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
     if (c.req.header("if-match") !== undefined) {
       throw new GatewayError("conflict", "If-Match on create: the channel does not exist yet");
     }
-    const result = createChannel({ egress: ctx.egressConfig }, ctx.channels, body);
+    const result = await createChannel({ egress: ctx.egressConfig }, ctx.channels, body);
     c.header("ETag", etag(ctx.channels.get(result.id)!.revision));
     return c.json(result, 201);
   });
@@ -69,7 +73,7 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
     const id = c.req.param("id");
     existingChannel(ctx.channels, id);
     const body = await readJsonBody(c, channelWriteBody);
-    const result = replaceChannel(
+    const result = await replaceChannel(
       { egress: ctx.egressConfig },
       ctx.channels,
       id,
@@ -80,8 +84,8 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
     return c.json(result);
   });
 
-  app.delete("/v1/admin/channels/:id", (c) =>
-    c.json(deleteChannel(ctx.channels, c.req.param("id"), c.req.header("if-match"))),
+  app.delete("/v1/admin/channels/:id", async (c) =>
+    c.json(await deleteChannel(ctx.channels, c.req.param("id"), c.req.header("if-match"))),
   );
 
   app.post("/v1/admin/channels/:id/preview", async (c) => {

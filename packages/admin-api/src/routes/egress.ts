@@ -40,14 +40,14 @@ export function createEgressRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.put("/v1/admin/egress", async (c) => {
     const body = await readJsonBody(c, documentBody);
-    const s = replaceDocument(ctx.egressConfig, c.req.header("if-match"), body);
+    const s = await replaceDocument(ctx.egressConfig, c.req.header("if-match"), body);
     c.header("ETag", etag(s.revision));
     return c.json(render(s));
   });
 
   app.post("/v1/admin/egress/proxies", async (c) => {
     const body = await readJsonBody(c, profileBody);
-    const s = addProfile(ctx.egressConfig, c.req.header("if-match"), body);
+    const s = await addProfile(ctx.egressConfig, c.req.header("if-match"), body);
     c.header("ETag", etag(s.revision));
     const profile = s.document.proxies.find((p) => p.id === body.id)!;
     return c.json({ ok: true, proxy: renderProfile(profile), egress: render(s) }, 201);
@@ -56,21 +56,26 @@ export function createEgressRoutes(ctx: AdminContext): Hono<AdminEnv> {
   app.put("/v1/admin/egress/proxies/:id", async (c) => {
     const body = await readJsonBody(c, profileBody);
     const id = c.req.param("id");
-    const s = replaceProfile(ctx.egressConfig, id, c.req.header("if-match"), body);
+    const s = await replaceProfile(ctx.egressConfig, id, c.req.header("if-match"), body);
     c.header("ETag", etag(s.revision));
     const profile = s.document.proxies.find((p) => p.id === id)!;
     return c.json({ ok: true, proxy: renderProfile(profile), egress: render(s) });
   });
 
-  app.delete("/v1/admin/egress/proxies/:id", (c) => {
-    const s = deleteProfile(ctx.egressConfig, c.req.param("id"), c.req.header("if-match"), bound);
+  app.delete("/v1/admin/egress/proxies/:id", async (c) => {
+    const s = await deleteProfile(
+      ctx.egressConfig,
+      c.req.param("id"),
+      c.req.header("if-match"),
+      bound,
+    );
     c.header("ETag", etag(s.revision));
     return c.json({ ok: true, egress: render(s) });
   });
 
   app.post("/v1/admin/egress/rules", async (c) => {
     const body = await readJsonBody(c, ruleBody);
-    const { state, rule } = addRule(ctx.egressConfig, c.req.header("if-match"), body);
+    const { state, rule } = await addRule(ctx.egressConfig, c.req.header("if-match"), body);
     c.header("ETag", etag(state.revision));
     return c.json({ ok: true, rule, egress: render(state) }, 201);
   });
@@ -78,13 +83,13 @@ export function createEgressRoutes(ctx: AdminContext): Hono<AdminEnv> {
   app.put("/v1/admin/egress/rules/:id", async (c) => {
     const body = await readJsonBody(c, ruleBody);
     const id = c.req.param("id");
-    const s = replaceRule(ctx.egressConfig, id, c.req.header("if-match"), body);
+    const s = await replaceRule(ctx.egressConfig, id, c.req.header("if-match"), body);
     c.header("ETag", etag(s.revision));
     return c.json({ ok: true, rule: s.document.rules.find((r) => r.id === id), egress: render(s) });
   });
 
-  app.delete("/v1/admin/egress/rules/:id", (c) => {
-    const s = deleteRule(ctx.egressConfig, c.req.param("id"), c.req.header("if-match"));
+  app.delete("/v1/admin/egress/rules/:id", async (c) => {
+    const s = await deleteRule(ctx.egressConfig, c.req.param("id"), c.req.header("if-match"));
     c.header("ETag", etag(s.revision));
     return c.json({ ok: true, egress: render(s) });
   });

@@ -19,7 +19,7 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
   app.post("/v1/admin/import/m3u", async (c) => {
     const body = await readJsonBody(c, m3uImportBody);
     const plan = planImport(body.content, ctx.channels);
-    if (body.apply) applyPlan(plan, ctx.channels, body.revisions);
+    if (body.apply) await applyPlan(plan, ctx.channels, body.revisions);
     const count = (action: string) => plan.entries.filter((e) => e.action === action).length;
     return c.json({
       preview: !body.apply,

@@ -40,7 +40,7 @@ export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.put("/v1/admin/settings", async (c) => {
     const body = await readJsonBody(c, settingsWriteBody);
-    const row = updateSettings(
+    const row = await updateSettings(
       ctx.settings,
       (days) => ctx.accessLog.purge(days),
       c.req.header("if-match"),

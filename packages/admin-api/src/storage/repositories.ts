@@ -1,3 +1,12 @@
+import { postgresChannelRepository } from "./channels/postgres.js";
+import type { ChannelRepository } from "./channels/repository.js";
+import { sqliteChannelRepository } from "./channels/sqlite.js";
+import { postgresEgressRepository } from "./egress/postgres.js";
+import type { EgressRepository } from "./egress/repository.js";
+import { sqliteEgressRepository } from "./egress/sqlite.js";
+import { postgresSettingsRepository } from "./settings/postgres.js";
+import type { SettingsRepository } from "./settings/repository.js";
+import { sqliteSettingsRepository } from "./settings/sqlite.js";
 import type { Storage, StorageKind } from "./storage.js";
 
 /**
@@ -9,9 +18,19 @@ import type { Storage, StorageKind } from "./storage.js";
 export interface Repositories {
   /** Which database the repositories write to. */
   readonly kind: StorageKind;
+  readonly channels: ChannelRepository;
+  readonly settings: SettingsRepository;
+  readonly egress: EgressRepository;
 }
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
-  return { kind: storage.kind };
+  // Exactly one handle is set: `pg` when `kind` is "postgres", `sqlite` otherwise.
+  const { pg, sqlite } = storage;
+  return {
+    kind: storage.kind,
+    channels: pg ? postgresChannelRepository(pg) : sqliteChannelRepository(sqlite!),
+    settings: pg ? postgresSettingsRepository(pg) : sqliteSettingsRepository(sqlite!),
+    egress: pg ? postgresEgressRepository(pg) : sqliteEgressRepository(sqlite!),
+  };
 }

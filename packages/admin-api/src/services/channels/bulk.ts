@@ -3,13 +3,13 @@ import type { ChannelStore } from "./channel-store.js";
 import type { StoredChannel } from "./stored-channel.js";
 
 /** `POST …/enable-all` and `…/disable-all`: `{ok, changed, channel_ids}` of the channels that moved. */
-export function setAllDisabled(store: ChannelStore, disabled: boolean) {
+export async function setAllDisabled(store: ChannelStore, disabled: boolean) {
   const now = Date.now();
   const changed: StoredChannel[] = store
     .list()
     .filter((c) => c.disabled !== disabled)
     .map((c) => ({ ...c, disabled, revision: c.revision + 1, updated_at: now }));
-  if (changed.length > 0) store.commit({ put: changed });
+  if (changed.length > 0) await store.commit({ put: changed });
   return { ok: true as const, changed: changed.length, channel_ids: changed.map((c) => c.id) };
 }
 
@@ -18,7 +18,7 @@ export function setAllDisabled(store: ChannelStore, disabled: boolean) {
  * revision the caller saw (`revisions` missing or stale: 409). Listed channels
  * take sort orders 0..n-1, unlisted ones follow in their current order.
  */
-export function reorderChannels(
+export async function reorderChannels(
   store: ChannelStore,
   ids: readonly string[],
   revisions: Readonly<Record<string, number>> | undefined,
@@ -54,7 +54,7 @@ export function reorderChannels(
     if (c.sort_order !== index)
       changed.push({ ...c, sort_order: index, revision: c.revision + 1, updated_at: now });
   });
-  if (changed.length > 0) store.commit({ put: changed });
+  if (changed.length > 0) await store.commit({ put: changed });
   const revisionsAfter = Object.fromEntries(order.map((id) => [id, store.get(id)!.revision]));
   return {
     ok: true as const,

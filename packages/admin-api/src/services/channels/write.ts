@@ -136,12 +136,16 @@ function buildChannel(
 }
 
 /** Commits the inline profile (a new egress revision) and then the channel. */
-function commitBuilt(deps: ChannelWriteDeps, store: ChannelStore, built: BuiltChannel): void {
+async function commitBuilt(
+  deps: ChannelWriteDeps,
+  store: ChannelStore,
+  built: BuiltChannel,
+): Promise<void> {
   if (built.newProfile !== undefined) {
     const doc = deps.egress.current().document;
-    deps.egress.commit({ ...doc, proxies: [...doc.proxies, built.newProfile] });
+    await deps.egress.commit({ ...doc, proxies: [...doc.proxies, built.newProfile] });
   }
-  store.commit({ put: [built.channel] });
+  await store.commit({ put: [built.channel] });
 }
 
 /**
@@ -164,11 +168,15 @@ function writeResponse(c: StoredChannel) {
 }
 
 /** `POST /v1/admin/channels`: a taken id is 409. */
-export function createChannel(deps: ChannelWriteDeps, store: ChannelStore, body: ChannelWrite) {
+export async function createChannel(
+  deps: ChannelWriteDeps,
+  store: ChannelStore,
+  body: ChannelWrite,
+) {
   if (store.get(body.id) !== undefined)
     throw new GatewayError("conflict", `channel "${body.id}" exists`);
   const built = buildChannel(deps, store, body, undefined);
-  commitBuilt(deps, store, built);
+  await commitBuilt(deps, store, built);
   return writeResponse(built.channel);
 }
 
@@ -179,7 +187,7 @@ export function existingChannel(store: ChannelStore, id: string): StoredChannel 
 }
 
 /** `PUT /v1/admin/channels/{id}`: full replacement; `If-Match` validated when supplied. */
-export function replaceChannel(
+export async function replaceChannel(
   deps: ChannelWriteDeps,
   store: ChannelStore,
   id: string,
@@ -191,14 +199,14 @@ export function replaceChannel(
   if (body.id !== id)
     throw new GatewayError("invalid_request", "id: must match the channel in the path");
   const built = buildChannel(deps, store, body, previous);
-  commitBuilt(deps, store, built);
+  await commitBuilt(deps, store, built);
   return writeResponse(built.channel);
 }
 
 /** `DELETE /v1/admin/channels/{id}`; `If-Match` validated when supplied. */
-export function deleteChannel(store: ChannelStore, id: string, ifMatch: string | undefined) {
+export async function deleteChannel(store: ChannelStore, id: string, ifMatch: string | undefined) {
   const previous = existingChannel(store, id);
   checkRevision(ifMatch, previous.revision, { required: false });
-  store.commit({ remove: [id] });
+  await store.commit({ remove: [id] });
   return { ok: true as const, id };
 }

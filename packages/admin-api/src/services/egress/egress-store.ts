@@ -1,8 +1,7 @@
 import type { GatewayConfig } from "@svc/core/config";
 import { type EgressRoutes, routingFromConfig } from "@svc/core/egress";
-import { eq } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { egressConfig } from "../../db/schema/index.js";
+import { GatewayError } from "@svc/core/errors";
+import type { EgressRepository, EgressRow } from "../../storage/egress/repository.js";
 import { routingOf, type StoredEgressDocument } from "./egress-document.js";
 
 export type EgressSource = "config" | "api";
@@ -18,24 +17,36 @@ export interface EgressState {
 /** The stored egress document, mirrored in memory and installed into the egress routes. */
 export interface EgressStore {
   current(): EgressState;
-  /** Commits a validated document as the next revision and routes with it from then on. */
-  commit(document: StoredEgressDocument): EgressState;
+  /**
+   * Commits a validated document as the next revision and routes with it from then on.
+   * Another instance's write since the current document was read is a 409, and the
+   * document is reloaded.
+   */
+  commit(document: StoredEgressDocument): Promise<EgressState>;
+  /** Replaces the document in memory and in the routes with the stored one (idempotent). */
+  reload(): Promise<void>;
 }
+
+const toState = (r: EgressRow): EgressState => ({
+  document: r.document,
+  source: r.source === "api" ? "api" : "config",
+  revision: r.revision,
+  updatedAt: r.updatedAt,
+});
 
 /**
  * Loads the egress document; on the first start (no row yet) the config file's `egress`
  * section seeds it with `source: "config"`. Later starts keep the stored document: the
  * config file's routes then no longer apply (docs/egress.md "Where the document lives").
  */
-export function createEgressStore(
-  db: StateDb,
+export async function createEgressStore(
+  repository: EgressRepository,
   config: GatewayConfig,
   routes: EgressRoutes,
-): EgressStore {
-  let row = db.select().from(egressConfig).where(eq(egressConfig.id, 1)).get();
-  if (row === undefined) {
-    const seed = routingFromConfig(config);
-    row = {
+): Promise<EgressStore> {
+  const seed = routingFromConfig(config);
+  let state = toState(
+    await repository.loadOrCreate({
       id: 1,
       document: {
         default: seed.default,
@@ -47,31 +58,36 @@ export function createEgressStore(
       source: "config",
       revision: 1,
       updatedAt: Date.now(),
-    };
-    db.insert(egressConfig).values(row).run();
-  }
-  const toState = (r: typeof row): EgressState => ({
-    document: r.document,
-    source: r.source === "api" ? "api" : "config",
-    revision: r.revision,
-    updatedAt: r.updatedAt,
-  });
-  let state = toState(row);
+    }),
+  );
   routes.update(routingOf(state.document));
+  const install = (row: EgressRow) => {
+    state = toState(row);
+    routes.update(routingOf(state.document));
+  };
+  const reload = async () => {
+    const row = await repository.load();
+    if (row !== undefined) install(row);
+  };
   return {
     current: () => state,
-    commit(document) {
-      const next = {
+    async commit(document) {
+      const next: EgressRow = {
         id: 1,
         document,
         source: "api",
         revision: state.revision + 1,
         updatedAt: Date.now(),
       };
-      db.update(egressConfig).set(next).where(eq(egressConfig.id, 1)).run();
-      state = toState(next);
-      routes.update(routingOf(document));
+      try {
+        await repository.save(next);
+      } catch (err) {
+        if (err instanceof GatewayError && err.code === "conflict") await reload();
+        throw err;
+      }
+      install(next);
       return state;
     },
+    reload,
   };
 }

@@ -23,11 +23,11 @@ export function assertValidDocument(doc: StoredEgressDocument): void {
 }
 
 /** Spec "Concurrency headers": `If-Match` required on every egress write, missing → 409. */
-function writeAt(
+async function writeAt(
   store: EgressStore,
   ifMatch: string | undefined,
   next: (doc: StoredEgressDocument) => StoredEgressDocument,
-): EgressState {
+): Promise<EgressState> {
   const state = store.current();
   checkRevision(ifMatch, state.revision, { required: true });
   const doc = next(state.document);
@@ -62,11 +62,11 @@ function ruleFrom(body: RuleBody, id?: string): StoredRule {
 }
 
 /** `PUT /v1/admin/egress`: the whole document replaced; stored credentials kept per profile. */
-export function replaceDocument(
+export async function replaceDocument(
   store: EgressStore,
   ifMatch: string | undefined,
   body: DocumentBody,
-): EgressState {
+): Promise<EgressState> {
   return writeAt(store, ifMatch, (doc) => {
     const stored = new Map(doc.proxies.map((p) => [p.id, p]));
     return {
@@ -79,11 +79,11 @@ export function replaceDocument(
   });
 }
 
-export function addProfile(
+export async function addProfile(
   store: EgressStore,
   ifMatch: string | undefined,
   body: ProfileBody,
-): EgressState {
+): Promise<EgressState> {
   return writeAt(store, ifMatch, (doc) => {
     if (doc.proxies.some((p) => p.id === body.id))
       throw new GatewayError("conflict", `proxy profile "${body.id}" exists`);
@@ -91,12 +91,12 @@ export function addProfile(
   });
 }
 
-export function replaceProfile(
+export async function replaceProfile(
   store: EgressStore,
   id: string,
   ifMatch: string | undefined,
   body: ProfileBody,
-): EgressState {
+): Promise<EgressState> {
   if (body.id !== id)
     throw new GatewayError("invalid_request", "id: must match the profile in the path");
   return writeAt(store, ifMatch, (doc) => {
@@ -114,12 +114,12 @@ export function replaceProfile(
  * to `direct` when it was the default. A profile that channels are bound to is kept (409):
  * they would otherwise lose their route without anyone choosing it (docs/egress.md).
  */
-export function deleteProfile(
+export async function deleteProfile(
   store: EgressStore,
   id: string,
   ifMatch: string | undefined,
   bound: BoundChannels,
-): EgressState {
+): Promise<EgressState> {
   return writeAt(store, ifMatch, (doc) => {
     if (!doc.proxies.some((p) => p.id === id))
       throw new GatewayError("not_found", `no proxy profile "${id}"`);
@@ -140,13 +140,13 @@ export function deleteProfile(
   });
 }
 
-export function addRule(
+export async function addRule(
   store: EgressStore,
   ifMatch: string | undefined,
   body: RuleBody,
-): { state: EgressState; rule: StoredRule } {
+): Promise<{ state: EgressState; rule: StoredRule }> {
   const rule = ruleFrom(body);
-  const state = writeAt(store, ifMatch, (doc) => {
+  const state = await writeAt(store, ifMatch, (doc) => {
     if (doc.rules.some((r) => r.id === rule.id))
       throw new GatewayError("conflict", `rule "${rule.id}" exists`);
     return { ...doc, rules: [...doc.rules, rule] };
@@ -154,12 +154,12 @@ export function addRule(
   return { state, rule };
 }
 
-export function replaceRule(
+export async function replaceRule(
   store: EgressStore,
   id: string,
   ifMatch: string | undefined,
   body: RuleBody,
-): EgressState {
+): Promise<EgressState> {
   if (body.id !== undefined && body.id !== id)
     throw new GatewayError("invalid_request", "id: must match the rule in the path");
   return writeAt(store, ifMatch, (doc) => {
@@ -168,11 +168,11 @@ export function replaceRule(
   });
 }
 
-export function deleteRule(
+export async function deleteRule(
   store: EgressStore,
   id: string,
   ifMatch: string | undefined,
-): EgressState {
+): Promise<EgressState> {
   return writeAt(store, ifMatch, (doc) => {
     if (!doc.rules.some((r) => r.id === id)) throw new GatewayError("not_found", `no rule "${id}"`);
     return { ...doc, rules: doc.rules.filter((r) => r.id !== id) };

@@ -105,11 +105,11 @@ export function planImport(content: string, store: ChannelStore): ImportPlan {
  * changed (or created) since then gives 409 and nothing is written. The whole apply is one
  * transaction.
  */
-export function applyPlan(
+export async function applyPlan(
   plan: ImportPlan,
   store: ChannelStore,
   seen: Readonly<Record<string, number>> | undefined,
-): void {
+): Promise<void> {
   for (const [id, revision] of Object.entries(plan.revisions)) {
     const wanted = seen?.[id];
     if (wanted === undefined)
@@ -123,7 +123,7 @@ export function applyPlan(
         `revision mismatch for "${id}": current revision is ${revision}`,
       );
   }
-  if (plan.put.length > 0) store.commit({ put: plan.put });
+  if (plan.put.length > 0) await store.commit({ put: plan.put });
 }
 
 /** `tvg-id`, else the title, as a channel id (`[A-Za-z0-9._-]{1,64}`). */

@@ -1,9 +1,8 @@
 import type { GatewayConfig } from "@svc/core/config";
-import { eq } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { settings } from "../../db/schema/index.js";
+import { GatewayError } from "@svc/core/errors";
+import type { SettingsRepository, SettingsRow } from "../../storage/settings/repository.js";
 
-export type SettingsRow = typeof settings.$inferSelect;
+export type { SettingsRow } from "../../storage/settings/repository.js";
 
 /** Spec "Settings": retention default 30 days. */
 export const DEFAULT_RETENTION_DAYS = 30;
@@ -11,33 +10,45 @@ export const DEFAULT_RETENTION_DAYS = 30;
 /** Runtime settings, one row, mirrored in memory (read on every generated URL). */
 export interface SettingsStore {
   current(): SettingsRow;
-  /** Commits the row and then makes it current. */
-  save(row: SettingsRow): void;
+  /**
+   * Commits the row (its revision the current one plus one) and then makes it current.
+   * Another instance's write since the current row was read is a 409, and the row is reloaded.
+   */
+  save(row: SettingsRow): Promise<void>;
+  /** Replaces the row in memory with the stored one (another instance wrote; idempotent). */
+  reload(): Promise<void>;
 }
 
 /**
  * Loads the settings row, creating it on the first start from the config file
  * (`server.public_base_url`; TLS enabled when a TLS listener is configured).
  */
-export function createSettingsStore(db: StateDb, config: GatewayConfig): SettingsStore {
-  let row = db.select().from(settings).where(eq(settings.id, 1)).get();
-  if (row === undefined) {
-    row = {
-      id: 1,
-      publicBaseUrl: config.server.public_base_url,
-      accessLogRetentionDays: DEFAULT_RETENTION_DAYS,
-      tlsEnabled: config.server.tls_listen !== "" && config.server.tls_cert_file !== "",
-      revision: 1,
-      updatedAt: Date.now(),
-    };
-    db.insert(settings).values(row).run();
-  }
-  let current: SettingsRow = row;
+export async function createSettingsStore(
+  repository: SettingsRepository,
+  config: GatewayConfig,
+): Promise<SettingsStore> {
+  let current = await repository.loadOrCreate({
+    id: 1,
+    publicBaseUrl: config.server.public_base_url,
+    accessLogRetentionDays: DEFAULT_RETENTION_DAYS,
+    tlsEnabled: config.server.tls_listen !== "" && config.server.tls_cert_file !== "",
+    revision: 1,
+    updatedAt: Date.now(),
+  });
+  const reload = async () => {
+    current = (await repository.load()) ?? current;
+  };
   return {
     current: () => current,
-    save(next) {
-      db.update(settings).set(next).where(eq(settings.id, 1)).run();
+    async save(next) {
+      try {
+        await repository.save(next);
+      } catch (err) {
+        if (err instanceof GatewayError && err.code === "conflict") await reload();
+        throw err;
+      }
       current = next;
     },
+    reload,
   };
 }

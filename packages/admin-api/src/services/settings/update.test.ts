@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { openStateDatabase } from "../../db/client.js";
+import { sqliteSettingsRepository } from "../../storage/settings/sqlite.js";
 import { createSettingsStore } from "./settings-store.js";
 import { parseRetentionDays, updateSettings } from "./update.js";
 
@@ -20,7 +21,7 @@ describe("settings update", () => {
     }
   });
 
-  it("persists, bumps the revision, keeps tls_enabled, purges at once when retention shrinks", () => {
+  it("persists, bumps the revision, keeps tls_enabled, purges at once when retention shrinks", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-settings-"));
     const config = parseConfig(
       [
@@ -37,12 +38,13 @@ describe("settings update", () => {
     );
     const state = openStateDatabase(dir);
     try {
-      const store = createSettingsStore(state.db, config);
+      const repository = sqliteSettingsRepository(state.db);
+      const store = await createSettingsStore(repository, config);
       assert.equal(store.current().publicBaseUrl, "https://seed.example");
       assert.equal(store.current().accessLogRetentionDays, 30);
       const purged: number[] = [];
       const purge = (days: number) => void purged.push(days);
-      const a = updateSettings(store, purge, '"1"', {
+      const a = await updateSettings(store, purge, '"1"', {
         public_base_url: "https://tv.example/",
         access_log_retention_days: "90",
         tls_enabled: true,
@@ -50,15 +52,15 @@ describe("settings update", () => {
       assert.equal(a.revision, 2);
       assert.equal(a.publicBaseUrl, "https://tv.example");
       assert.deepEqual(purged, []);
-      const b = updateSettings(store, purge, "2", {
+      const b = await updateSettings(store, purge, "2", {
         public_base_url: "",
         access_log_retention_days: "7",
       });
       assert.equal(b.tlsEnabled, true);
       assert.deepEqual(purged, [7]);
       // Another store over the same file reads the committed row.
-      assert.deepEqual(createSettingsStore(state.db, config).current(), b);
-      assert.throws(
+      assert.deepEqual((await createSettingsStore(repository, config)).current(), b);
+      await assert.rejects(
         () =>
           updateSettings(store, purge, undefined, {
             public_base_url: "",

@@ -55,7 +55,7 @@ function checkBaseUrl(value: string): string {
  * retention is applied to the access log at once (`purge`), not at the next
  * hourly run.
  */
-export function updateSettings(
+export async function updateSettings(
   store: SettingsStore,
   purge: (retentionDays: number) => void,
   ifMatch: string | undefined,
@@ -71,7 +71,7 @@ export function updateSettings(
     revision: cur.revision + 1,
     updatedAt: Date.now(),
   };
-  store.save(next);
+  await store.save(next);
   if (next.accessLogRetentionDays < cur.accessLogRetentionDays) purge(next.accessLogRetentionDays);
   return next;
 }

@@ -2,10 +2,8 @@ import type { Statement } from "better-sqlite3";
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { channels } from "../../db/schema/index.js";
-import { rowFromChannel, type StoredChannel } from "./stored-channel.js";
-
-/** Rows per upsert statement: 26 columns x 200 rows stays far below SQLite's variable limit. */
-export const UPSERT_BATCH = 200;
+import { rowFromChannel, type StoredChannel } from "../../services/channels/stored-channel.js";
+import { CHANNEL_WRITE_BATCH, staleChannels } from "./repository.js";
 
 const COLUMNS = Object.entries(getTableColumns(channels));
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -16,30 +14,34 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * re-prepared the 5,200-parameter SQL for every batch, which was 80% of a 40,000-entry M3U
  * apply (bench/m3u-catalog.mjs, `--cpu-prof`); the values still go through each column's own
  * drizzle encoder (`mapToDriverValue`: JSON columns, booleans), so the rows are the ones drizzle
- * would write. Runs inside the caller's transaction.
+ * would write. A stored row is replaced only from the revision before the written one (the
+ * repository's compare-and-set); a batch that changed fewer rows than it holds throws the
+ * conflict, which rolls back the caller's transaction it runs in.
  */
 export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]) => void {
   const prepared = new Map<number, Statement>();
+  const table = quote(getTableName(channels));
+  const revision = quote(channels.revision.name);
   const statement = (rows: number): Statement => {
     let s = prepared.get(rows);
     if (s === undefined) {
       const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
       const names = COLUMNS.map(([, c]) => quote(c.name));
       s = db.$client.prepare(
-        `INSERT INTO ${quote(getTableName(channels))} (${names.join(",")}) VALUES ${Array(rows)
+        `INSERT INTO ${table} (${names.join(",")}) VALUES ${Array(rows)
           .fill(tuple)
           .join(",")} ON CONFLICT(${quote(channels.id.name)}) DO UPDATE SET ${names
           .filter((n) => n !== quote(channels.id.name))
           .map((n) => `${n} = excluded.${n}`)
-          .join(",")}`,
+          .join(",")} WHERE ${table}.${revision} = excluded.${revision} - 1`,
       );
       prepared.set(rows, s);
     }
     return s;
   };
   return (put) => {
-    for (let i = 0; i < put.length; i += UPSERT_BATCH) {
-      const batch = put.slice(i, i + UPSERT_BATCH);
+    for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
+      const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
       const params: unknown[] = [];
       for (const channel of batch) {
         const row = rowFromChannel(channel) as Record<string, unknown>;
@@ -50,7 +52,7 @@ export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]
           );
         }
       }
-      statement(batch.length).run(params);
+      if (statement(batch.length).run(params).changes !== batch.length) throw staleChannels();
     }
   };
 }
