@@ -1,0 +1,153 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { parseConfig, readEnvironment } from "@svc/core/config";
+import { createEgressRoutes, createHostAllowlist } from "@svc/core/egress";
+import { GatewayError } from "@svc/core/errors";
+import { createChannelStore } from "../services/channels/channel-store.js";
+import type { StoredChannel } from "../services/channels/stored-channel.js";
+import { createEgressStore } from "../services/egress/egress-store.js";
+import { createSettingsStore } from "../services/settings/settings-store.js";
+import { describeEachStorage, withStorage } from "./testing/test-storage.js";
+
+const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
+
+const config = parseConfig(
+  [
+    "server:",
+    '  data_dir: "/nonexistent"',
+    '  public_base_url: "https://seed.example"',
+    "auth:",
+    "  users:",
+    "    - username: admin",
+    `      password_hash: "${HASH}"`,
+    "      role: admin",
+    "egress:",
+    "  proxies:",
+    "    - { id: vpn, name: VPN, url: 'http://127.0.0.1:3128' }",
+    "  rules:",
+    "    - { id: r1, kind: host_suffix, pattern: example, proxy: vpn }",
+  ].join("\n"),
+  readEnvironment({}),
+);
+
+const timeouts = { connectMs: 1_000, firstByteMs: 1_000, idleMs: 1_000 };
+const routes = () =>
+  createEgressRoutes({ allowlist: createHostAllowlist(["127.0.0.1"]), timeouts });
+
+function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
+  return {
+    id,
+    title: id,
+    group: "",
+    logo_url: "",
+    epg_id: "",
+    epg_name: "",
+    epg_source: "",
+    ingress: "hls",
+    source_url: `http://127.0.0.1:9/${id}.m3u8`,
+    upstream: "",
+    path: "",
+    headers: {},
+    user_agent: "",
+    on_demand: true,
+    autostart: false,
+    disabled: false,
+    prefer_height: null,
+    preferred_audio_languages: [],
+    sort_order: 0,
+    max_viewers: null,
+    engine: "auto",
+    keys: {},
+    revision: 1,
+    egress_mode: "auto",
+    egress_profile_id: null,
+    updated_at: 1_767_312_245_123,
+    ...over,
+  };
+}
+
+const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
+
+// Two stores over one database stand for two instances: each keeps its own mirror, which
+// `reload()` (the change feed's call) brings up to date; a write from a stale mirror is a
+// 409 that reloads it, so the retry works.
+await describeEachStorage("mirror stores over repositories", (open) => {
+  it(
+    "channels: the other store sees a write after reload; a stale write is refused and reloads",
+    withStorage(open, async ({ repos, other }) => {
+      const a = await createChannelStore(repos.channels, []);
+      const b = await createChannelStore(other.channels, []);
+      await a.commit({ put: [channel("x"), channel("y", { sort_order: -1 })] });
+      assert.equal(b.get("x"), undefined);
+      await b.reload();
+      assert.deepEqual(
+        b.list().map((c) => c.id),
+        ["y", "x"],
+      );
+      assert.deepEqual(b.get("x"), channel("x"));
+      await a.commit({ put: [channel("x", { title: "from a", revision: 2 })] });
+      await assert.rejects(
+        b.commit({ put: [channel("x", { title: "from b", revision: 2 })] }),
+        isConflict,
+      );
+      assert.equal(b.get("x")?.title, "from a");
+      await b.commit({ put: [{ ...b.get("x")!, title: "from b", revision: 3 }] });
+      await assert.rejects(a.commit({ remove: ["x"] }), isConflict);
+      assert.equal(a.get("x")?.revision, 3);
+      await a.commit({ remove: ["x"] });
+      await b.reload();
+      assert.equal(b.get("x"), undefined);
+      assert.deepEqual(
+        (await repos.channels.loadAll()).map((c) => c.id),
+        ["y"],
+      );
+    }),
+  );
+
+  it(
+    "settings: created from the config once, saved from the current revision, reloaded",
+    withStorage(open, async ({ repos, other }) => {
+      const a = await createSettingsStore(repos.settings, config);
+      const b = await createSettingsStore(other.settings, {
+        ...config,
+        server: { ...config.server, public_base_url: "https://ignored.example" },
+      });
+      assert.equal(b.current().publicBaseUrl, "https://seed.example");
+      await a.save({ ...a.current(), accessLogRetentionDays: 7, revision: 2 });
+      await assert.rejects(b.save({ ...b.current(), revision: 2 }), isConflict);
+      assert.equal(b.current().accessLogRetentionDays, 7);
+      await b.save({ ...b.current(), tlsEnabled: true, revision: 3 });
+      await a.reload();
+      assert.deepEqual(a.current(), b.current());
+    }),
+  );
+
+  it(
+    "egress: seeded from the config, committed as the next revision, reloaded into the routes",
+    withStorage(open, async ({ repos, other }) => {
+      const routesA = routes();
+      const routesB = routes();
+      try {
+        const a = await createEgressStore(repos.egress, config, routesA);
+        const b = await createEgressStore(other.egress, config, routesB);
+        assert.equal(a.current().source, "config");
+        assert.deepEqual(
+          routesB.current().document.proxies.map((p) => p.url),
+          ["http://127.0.0.1:3128"],
+        );
+        const next = await a.commit({ ...a.current().document, proxies: [], rules: [] });
+        assert.equal(next.revision, 2);
+        assert.equal(next.source, "api");
+        await assert.rejects(b.commit(b.current().document), isConflict);
+        assert.equal(b.current().revision, 2);
+        assert.deepEqual(routesB.current().document.proxies, []);
+        assert.equal((await b.commit(b.current().document)).revision, 3);
+        await a.reload();
+        assert.deepEqual(a.current(), b.current());
+      } finally {
+        await routesA.close();
+        await routesB.close();
+      }
+    }),
+  );
+});
