@@ -51,7 +51,8 @@ export async function createChannelStore(
       try {
         await repository.commit({ put, remove: removals });
       } catch (err) {
-        if (err instanceof GatewayError && err.code === "conflict") await reload();
+        // The 409 stands even when the reload fails; the change feed reloads later.
+        if (err instanceof GatewayError && err.code === "conflict") await reload().catch(() => {});
         throw err;
       }
       for (const c of put) byId.set(c.id, c);

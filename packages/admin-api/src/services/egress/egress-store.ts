@@ -82,7 +82,8 @@ export async function createEgressStore(
       try {
         await repository.save(next);
       } catch (err) {
-        if (err instanceof GatewayError && err.code === "conflict") await reload();
+        // The 409 stands even when the reload fails; the change feed reloads later.
+        if (err instanceof GatewayError && err.code === "conflict") await reload().catch(() => {});
         throw err;
       }
       install(next);

@@ -44,7 +44,8 @@ export async function createSettingsStore(
       try {
         await repository.save(next);
       } catch (err) {
-        if (err instanceof GatewayError && err.code === "conflict") await reload();
+        // The 409 stands even when the reload fails; the change feed reloads later.
+        if (err instanceof GatewayError && err.code === "conflict") await reload().catch(() => {});
         throw err;
       }
       current = next;

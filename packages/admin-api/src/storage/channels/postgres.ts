@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, or, sql } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import type { PgStateDb } from "../../db/pg-client.js";
 import { channels, stateMarkers } from "../../db/schema-pg/index.js";
 import {
@@ -7,14 +7,8 @@ import {
   rowFromChannel,
 } from "../../services/channels/stored-channel.js";
 import { bumpVersion } from "../postgres/versions.js";
+import { upsertChannels } from "./postgres-upsert.js";
 import { CHANNEL_WRITE_BATCH, type ChannelRepository, staleChannels } from "./repository.js";
-
-/** `SET col = excluded.col` for every column but the key: a put replaces the whole row. */
-const REPLACE_ALL = Object.fromEntries(
-  Object.entries(getTableColumns(channels))
-    .filter(([key]) => key !== "id")
-    .map(([key, column]) => [key, sql.raw(`excluded."${column.name}"`)]),
-);
 
 /**
  * The channel catalog in PostgreSQL (cluster mode). Every write transaction bumps the
@@ -28,26 +22,7 @@ export function postgresChannelRepository(db: PgStateDb): ChannelRepository {
     },
     async commit({ put = [], remove = [] }) {
       await db.transaction(async (tx) => {
-        for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
-          const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
-          const written = await tx
-            .insert(channels)
-            .values(batch.map(rowFromChannel))
-            .onConflictDoUpdate({
-              target: channels.id,
-              set: REPLACE_ALL,
-              // Compare-and-set: a stored row is replaced only from the revision before this one.
-              setWhere: sql`${channels.revision} = excluded."revision" - 1`,
-            })
-            // xmax is 0 on a row this statement inserted: a revision above 1 inserted means
-            // the channel was deleted since it was read.
-            .returning({ revision: channels.revision, inserted: sql<boolean>`(xmax = 0)` });
-          if (
-            written.length !== batch.length ||
-            written.some((w) => w.inserted && w.revision !== 1)
-          )
-            throw staleChannels();
-        }
+        await upsertChannels(tx, put);
         for (let i = 0; i < remove.length; i += CHANNEL_WRITE_BATCH) {
           const batch = remove.slice(i, i + CHANNEL_WRITE_BATCH);
           const seen = batch.map((r) =>
