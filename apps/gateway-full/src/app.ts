@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
+import { channelLeasesFor } from "@svc/admin-api/cluster";
 import { createConsoleRoutes } from "@svc/admin-api/console";
 import { buildOpenApiDocument } from "@svc/admin-api/openapi";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
@@ -16,6 +17,7 @@ import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
 import {
   createDashLocalIngress,
   createSessionManager,
@@ -66,6 +68,7 @@ export async function composeFull(
   // database-backed catalog first).
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
   let sessions: SessionManager | undefined;
+  let cluster: PackagingCluster | undefined;
   // One egress for the process: playback and the admin probes share its guard and pool.
   const egress = egressFromConfig(config, { routing: true });
   const state = await openAdminState({
@@ -79,7 +82,7 @@ export async function composeFull(
     playbackStats: () => playbackStats(),
     sessions: {
       list: () => sessions?.list() ?? [],
-      warmup: (id) => sessions!.warmup(id),
+      warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
       stop: (id) => sessions!.stop(id),
     },
   });
@@ -95,22 +98,41 @@ export async function composeFull(
   const ffmpeg = await prepareFfmpegEngine(config, egress.routes);
   if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
     log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
+  const signingKey = resolveUrlSigningKey(config, "full");
+  // Cluster mode (PostgreSQL): one packager per DASH channel across the instances, the
+  // others' channels served from their owner (docs/cluster.md). Until the server listens,
+  // an unset advertise_url is unknown: no lease is claimed before.
+  let advertiseUrl = (config.server as { advertise_url?: string }).advertise_url ?? "";
+  if (state.storage.kind === "postgres")
+    cluster = createPackagingCluster({
+      store: channelLeasesFor(state.storage),
+      catalog: ctx.channels,
+      signingKey,
+      selfUrl: () => advertiseUrl,
+      sessions: () => manager,
+      build: "full",
+      withCors: config.security.cors_origins.length > 0,
+      stats: () => playback.stats,
+      log: (event, fields) => log.info(fields, event),
+    });
   const manager = createSessionManager({
     config,
     catalog: ctx.channels,
     egress,
     ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
     log: (event, fields) => log.info(fields, event),
+    ...(cluster === undefined ? {} : { ownership: cluster.ownership }),
   });
   sessions = manager;
+  const dashIngress = createDashLocalIngress({ sessions: manager, stats: () => playback.stats });
   const playback = createPlaybackRuntime({
     config,
     catalog: ctx.channels,
     egress,
     build: "full",
-    signingKey: resolveUrlSigningKey(config, "full"),
+    signingKey,
     publicBaseUrl,
-    localIngress: createDashLocalIngress({ sessions: manager, stats: () => playback.stats }),
+    localIngress: cluster === undefined ? dashIngress : cluster.ingress(dashIngress),
     // The stored egress document, not the config file: API and console changes apply live.
     playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
   });
@@ -150,7 +172,13 @@ export async function composeFull(
       guideUrl: (base) => (ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined),
     }),
   );
-  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  app.route(
+    "/v1/play",
+    createPlayRoutes(playback, {
+      resolveGrant: jwtPlayGrant(authorizer),
+      ...(cluster === undefined ? {} : { acceptForwarded: cluster.acceptForwarded }),
+    }),
+  );
   app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
   assertRoutesInTable(app);
   return {
@@ -161,13 +189,19 @@ export async function composeFull(
       channels: ctx.channels.list().length,
       ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
     }),
-    started: () => {
+    started: (urls) => {
       state.startGuide();
-      manager.startAutostart();
+      if (cluster === undefined) manager.startAutostart();
+      else {
+        if (advertiseUrl === "") advertiseUrl = urls[0] ?? "";
+        cluster.startAutostart();
+      }
     },
     shutdown: async () => {
       await state.stopGuide();
       await manager.close();
+      // After the sessions stopped: their leases go back at once for the others to take.
+      await cluster?.close();
       await ffmpeg.proxy.close();
       await egress.close();
     },

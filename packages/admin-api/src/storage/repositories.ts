@@ -1,3 +1,5 @@
+import { channelLeasesFor } from "./channel-leases/for-storage.js";
+import type { ChannelLeaseRepository } from "./channel-leases/repository.js";
 import type { Storage, StorageKind } from "./storage.js";
 
 /**
@@ -9,9 +11,10 @@ import type { Storage, StorageKind } from "./storage.js";
 export interface Repositories {
   /** Which database the repositories write to. */
   readonly kind: StorageKind;
+  readonly channelLeases: ChannelLeaseRepository;
 }
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
-  return { kind: storage.kind };
+  return { kind: storage.kind, channelLeases: channelLeasesFor(storage) };
 }
