@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { pgChannelLeases } from "@svc/admin-api/cluster";
 import {
@@ -47,6 +48,7 @@ import { hashFor } from "../harness/users.js";
 // PostgreSQL storage is merged; this suite drives the same playback pieces it composes.
 
 const PASSWORD = "password-1";
+const SIGNING_KEY = "cluster-shared-signing-key-0123456789";
 /** Short lease timings so a takeover happens within seconds here (defaults: 10 s / 3 s / 2 s). */
 const TIMINGS = { ttlMs: 3_000, renewEveryMs: 500, sweepEveryMs: 500 };
 /** Operator contract "Cluster mode": a dead owner's channel is taken over within 20 s. */
@@ -73,7 +75,7 @@ function configFor(mpdUrl: string): GatewayConfig {
       server: { data_dir: "/nonexistent-unused" },
       security: {
         allowed_hosts: ["127.0.0.1"],
-        signing_key: "cluster-shared-signing-key-0123456789",
+        signing_key: SIGNING_KEY,
       },
       media: { idle_stop_sec: 600, low_latency: true },
       channels: [
@@ -184,6 +186,26 @@ function reachable(store: ChannelLeaseStore, cut: { on: boolean }): ChannelLease
 const get = (url: string, headers: Record<string, string> = {}) =>
   fetch(url, { redirect: "manual", headers });
 
+/**
+ * An instance token written out from its format (docs/cluster.md): HMAC-SHA256 under
+ * HMAC(signing_key, label) over the payload and the request it is bound to.
+ */
+function mintInstanceToken(
+  play: { prefix: string; query: string; client: string },
+  target: { channelId: string; resource: string; search: string },
+): string {
+  const key = createHmac("sha256", Buffer.from(SIGNING_KEY))
+    .update("svc instance forward v1")
+    .digest();
+  const payload = Buffer.from(
+    JSON.stringify({ p: play.prefix, q: play.query, a: play.client, e: Date.now() + 30_000 }),
+  ).toString("base64url");
+  const mac = createHmac("sha256", key)
+    .update(`${payload}\n${target.channelId}\n${target.resource}\n${target.search}`)
+    .digest("base64url");
+  return `v1.${payload}.${mac}`;
+}
+
 /** The generation `g` the master playlist's first media playlist URI carries. */
 const generationOf = (master: string) => /live\/v0\.m3u8\?g=([^&\s]+)/.exec(master)?.[1];
 
@@ -278,6 +300,40 @@ describe("one packager per channel: play through a non-owner, takeover after the
     assert.equal(moved.status, 307);
     assert.equal(moved.headers.get("location"), `${b.url}/v1/play/live1/live/v0.m3u8?g=${g}&${q}`);
     oldGeneration = g!;
+  });
+
+  it("serves a forwarded request as the forwarding instance admitted it, on the owner only", async () => {
+    const target = { channelId: "live1", resource: "index.m3u8", search: "" };
+    const play = {
+      prefix: "https://tv.example/p/KEY/play/live1/",
+      query: "&viewer=v",
+      client: "192.0.2.7",
+    };
+    // On the owner: no credential asked, the generated URLs are the forwarding instance's.
+    const owner = await get(`${a.url}/v1/play/live1/index.m3u8`, {
+      [INSTANCE_TOKEN_HEADER]: mintInstanceToken(play, target),
+    });
+    assert.equal(owner.status, 200);
+    const master = await owner.text();
+    assert.match(
+      master,
+      /https:\/\/tv\.example\/p\/KEY\/play\/live1\/live\/v0\.m3u8\?g=[^&]+&viewer=v/,
+    );
+    assert.ok(!master.includes(a.url));
+    // On an instance that does not own the channel: never forwarded a second time.
+    const other = await get(`${b.url}/v1/play/live1/index.m3u8`, {
+      [INSTANCE_TOKEN_HEADER]: mintInstanceToken(play, target),
+    });
+    assert.equal(other.status, 421);
+    assert.deepEqual(await other.json(), {
+      error: { code: "not_ready", message: "this instance does not package the channel" },
+    });
+    // Bound to its file: the token of index.m3u8 does not open a media playlist.
+    const elsewhere = await get(`${a.url}/v1/play/live1/live/v0.m3u8`, {
+      [INSTANCE_TOKEN_HEADER]: mintInstanceToken(play, target),
+    });
+    assert.equal(elsewhere.status, 403);
+    await elsewhere.body?.cancel();
   });
 
   it("checks the credential where the player asked, and refuses a forged instance token", async () => {
