@@ -170,6 +170,8 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
         .map((l) => /URI="([^"]+)"/.exec(l)![1]!);
       const part = await get(url(independent.at(-1)!, base));
       assert.equal(part.status, 200);
+      // The URL needs the viewer's token: no shared cache may hand it to anyone else.
+      assert.equal(part.headers.get("cache-control"), "private, max-age=31536000, immutable");
       assert.ok(probeMp4([init.bytes, part.bytes]).frames > 0);
     }
   });
@@ -180,6 +182,7 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     const h = hint(first.text);
     const r = await get(`${base}v0.m3u8?token=${token}&_HLS_msn=${h.msn}&_HLS_part=${h.part}`);
     assert.equal(r.status, 200);
+    assert.equal(r.headers.get("cache-control"), "no-cache");
     // RFC 8216bis 6.2.5.2: the answer holds segment msn with part `part`, or a later one.
     const listed = tagUris(r.text, "EXT-X-PART").map((u) => {
       const m = /-(\d+)\.(\d+)\.m4s/.exec(u)!;
@@ -198,6 +201,7 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     const h = hint(pl.text);
     const hinted = await get(url(h.uri, base).replace("?", `?token=${token}&`));
     assert.equal(hinted.status, 200);
+    assert.equal(hinted.headers.get("cache-control"), "private, max-age=31536000, immutable");
     // A CMAF chunk: [styp|prft] moof mdat.
     const head = Buffer.from(hinted.bytes.subarray(4, 8)).toString("latin1");
     assert.ok(["styp", "prft", "moof"].includes(head), head);
@@ -206,6 +210,8 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     // Streamed while written, it is byte for byte the part the playlist then lists.
     const listed = await get(`${base}a0-${h.msn}.${h.part}.m4s?token=${token}`);
     assert.equal(listed.status, 200);
+    // Without `g` the name is not pinned to a generation: not immutable.
+    assert.equal(listed.headers.get("cache-control"), "no-cache");
     assert.deepEqual(Buffer.from(hinted.bytes), Buffer.from(listed.bytes));
     const ahead = await requestJson(`${base}a0-${h.msn + 1}.3.m4s?token=${token}`);
     assert.equal(ahead.status, 503);
@@ -247,8 +253,10 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     assert.equal(to.searchParams.get("g"), g);
     assert.equal(to.searchParams.get("token"), token);
     assert.equal(to.searchParams.get("_HLS_msn"), String(msn));
+    assert.equal(moved.headers.get("cache-control"), "no-cache");
     const seg = await get(`${base}v0-${msn}.m4s?g=old1&token=${token}`);
     assert.equal(seg.status, 307);
+    assert.equal(seg.headers.get("cache-control"), "no-cache");
     const goneSeg = await requestJson(`${base}v0-${msn + 500}.m4s?g=old1&token=${token}`);
     assert.equal(goneSeg.status, 410);
     assert.equal(goneSeg.headers.get("retry-after"), "2");

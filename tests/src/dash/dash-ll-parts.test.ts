@@ -147,6 +147,8 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
     for (const p of own) {
       const r = await fetch(new URL(p.uri, base()));
       assert.equal(r.status, 200);
+      // Open play (no credential): a cache in front may keep one copy for every viewer.
+      assert.equal(r.headers.get("cache-control"), "public, max-age=31536000, immutable");
       bodies.push(Buffer.from(await r.arrayBuffer()));
     }
     assert.deepEqual(bodies.map(moofCount), [10, 10, 5]);
@@ -184,8 +186,10 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
       `${msn}.${index} missing:\n${text}`,
     );
     assert.ok(Date.now() - started < 5_000);
+    assert.equal(r.headers.get("cache-control"), "no-cache");
     const hinted = await fetch(new URL(hintUri, base()));
     assert.equal(hinted.status, 200);
+    assert.equal(hinted.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.ok(moofCount(Buffer.from(await hinted.arrayBuffer())) >= 1);
   });
 
