@@ -14,7 +14,7 @@ export interface PlayGrant {
    * True when no credential was needed to get here (`/v1/play` with `play_require_auth:
    * false`): immutable media may then be kept by shared caches (`public`). Absent or false
    * (a token, a playback key): `private`, so a cache in front never hands bytes that need a
-   * credential to a request without one (docs/playback.md "Caching").
+   * credential to a request without one (docs/playback.md "Cache-Control").
    */
   readonly open?: boolean;
 }

@@ -110,7 +110,7 @@ describe("play routes mounted under a path credential", () => {
   });
 });
 
-// Which requests may shared caches keep (docs/playback.md "Caching"): decided once per
+// Which requests may shared caches keep (docs/playback.md "Cache-Control"): decided once per
 // request by the play routes and handed to the local ingress as `sharedCache`.
 describe("play routes: sharedCache of a request", () => {
   let gateway: RunningServer;

@@ -72,7 +72,7 @@ describe("encrypted live DASH (ClearKey cenc) through the native engine of the f
       const init = Buffer.from(await initAnswer.arrayBuffer());
       const segUrl = new URL(uriLines(media).at(-1)!, playlistUrl);
       const segAnswer = await fetch(segUrl);
-      // Open play, a URL pinned to its generation: public and immutable (docs/playback.md "Caching").
+      // Open play, a URL pinned to its generation: public and immutable (docs/playback.md "Cache-Control").
       assert.equal(segAnswer.headers.get("cache-control"), "public, max-age=31536000, immutable");
       const seg = Buffer.from(await segAnswer.arrayBuffer());
       assert.equal(init.includes("encv") || init.includes("enca") || init.includes("sinf"), false);
@@ -184,7 +184,7 @@ describe("ffmpeg compatibility engine through the full binary", () => {
     assert.match(seg, /^r0-0-\d+\.m4s\?g=/);
     const media = await fetch(`${gw.url}/v1/play/list/live/${seg}`);
     assert.equal(media.status, 200);
-    // Open play: public, so nginx or a CDN in front may share it (docs/playback.md "Caching").
+    // Open play: public, so nginx or a CDN in front may share it (docs/playback.md "Cache-Control").
     assert.equal(media.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.equal(
       (await fetch(`${gw.url}/v1/play/list/live/${seg.replace(/\?.*/, "")}`)).headers.get(

@@ -7,6 +7,7 @@ import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-s
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
 import { playWithFfmpeg, probeMp4, tagUris, uriLines } from "../harness/media-probe.js";
+import { hasNginx, startNginxFront } from "../harness/nginx-front.js";
 import { authSection, VIEWER_PASSWORD } from "../harness/users.js";
 
 /** Fetches a URL the gateway wrote; returns status, headers and the body bytes. */
@@ -261,6 +262,30 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     assert.equal(goneSeg.status, 410);
     assert.equal(goneSeg.headers.get("retry-after"), "2");
     assert.equal(goneSeg.body.error.code, "not_found");
+  });
+
+  it("behind nginx (deploy/nginx-svc-cluster.conf) a segment that needs a token is never stored", {
+    skip: hasNginx() ? false : "nginx missing",
+  }, async () => {
+    const nginx = await startNginxFront([gw.url]);
+    try {
+      const live = `${nginx.url}/v1/play/d1/live/`;
+      const pl = await get(`${live}v0.m3u8?token=${token}`);
+      assert.equal(pl.status, 200);
+      const seg = url(uriLines(pl.text).at(-1)!, live);
+      for (let i = 0; i < 2; i++) {
+        const r = await get(seg);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get("cache-control"), "private, max-age=31536000, immutable");
+        assert.equal(r.headers.get("x-cache-status"), "MISS");
+      }
+      // Without the token nginx has nothing to hand out: the gateway answers 401.
+      const bare = new URL(seg);
+      bare.searchParams.delete("token");
+      assert.equal((await get(bare.href)).status, 401);
+    } finally {
+      await nginx.stop();
+    }
   });
 
   it("sends the channel's headers and user agent to the origin", () => {
