@@ -20,10 +20,10 @@ export function parseListen(s: string): { host: string; port: number } | undefin
 const ADVERTISE_URL_MESSAGE = "must be an absolute http(s) URL without user, query or fragment";
 
 /**
- * `server.advertise_url`: how the other instances reach this one. It is stored beside the
- * instance's leases and joined with paths, so it names only a scheme, host, port and
- * optional path prefix: no credentials (they would sit in the database), no query or
- * fragment (a joined path would land inside them).
+ * `server.advertise_url`: how the other instances reach this one. It is handed to them
+ * (through the shared database) and paths are joined to it, so it names only a scheme,
+ * host, port and optional path prefix: no credentials (they would sit in the database),
+ * no query or fragment (a joined path would land inside them).
  */
 const advertiseUrl = v.pipe(
   v.string(),

@@ -17,7 +17,6 @@ import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 
-const PLAYLIST_CACHE = PLAYLIST_CACHE_CONTROL;
 /** How long a play request waits for a starting session's first publication. */
 const START_WAIT_MS = 30_000;
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
@@ -71,7 +70,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     count(session, Buffer.byteLength(body));
     return c.body(body, 200, {
       "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE,
+      "Cache-Control": PLAYLIST_CACHE_CONTROL,
     });
   }
 
@@ -104,7 +103,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
           .join("");
         return c.body(null, 307, {
           Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
-          "Cache-Control": PLAYLIST_CACHE,
+          "Cache-Control": PLAYLIST_CACHE_CONTROL,
         });
       }
       throw gone();
@@ -192,7 +191,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     count(session, Buffer.byteLength(body));
     return c.body(body, 200, {
       "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE,
+      "Cache-Control": PLAYLIST_CACHE_CONTROL,
     });
   }
 

@@ -25,6 +25,7 @@ const MEDIA_MAX_AGE_SEC = 31_536_000;
  * Otherwise `private`: the URL needs a credential (a token in the query, which a cache key
  * may drop, or a playback key whose revocation and access log must see every request),
  * and a shared cache must not hand those bytes to a request without one.
+ * The reasons, for operators: docs/playback.md "Cache-Control".
  * @example mediaCacheControl({ sharedCache: true }, true) // "public, max-age=31536000, immutable"
  */
 export function mediaCacheControl(
