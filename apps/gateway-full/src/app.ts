@@ -12,10 +12,15 @@ import {
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
-import type { GatewayConfig } from "@svc/core/config";
+import { assertClusterIdentity, type GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
-import { createBaseApp, createHealthRoutes } from "@svc/core/http";
+import {
+  type AdvertisedUrl,
+  createAdvertisedUrl,
+  createBaseApp,
+  createHealthRoutes,
+} from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
 import {
@@ -49,10 +54,22 @@ export interface ComposeFullOptions {
 
 /** The full gateway: the shared core plus everything that needs the state database. */
 export async function composeFull(
-  { config, log }: { config: GatewayConfig; log: Logger },
+  {
+    config,
+    log,
+    advertised,
+  }: {
+    config: GatewayConfig;
+    log: Logger;
+    /** `server.advertise_url` after listen (the boot sequence passes it; embedders may not). */
+    advertised?: AdvertisedUrl;
+  },
   options: ComposeFullOptions = {},
 ): Promise<ComposedGateway> {
-  // First: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
+  // Contract "Cluster mode": a cluster instance is handed its identity, never generates one;
+  // refused (exit 2) before data_dir or the database is touched.
+  assertClusterIdentity(config);
+  // Then: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
   if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
   const info = readBuildInfo();
   const keys = resolveSigningKeys(config);
@@ -100,15 +117,22 @@ export async function composeFull(
     log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
   const signingKey = resolveUrlSigningKey(config, "full");
   // Cluster mode (PostgreSQL): one packager per DASH channel across the instances, the
-  // others' channels served from their owner (docs/cluster.md). Until the server listens,
-  // an unset advertise_url is unknown: no lease is claimed before.
-  let advertiseUrl = (config.server as { advertise_url?: string }).advertise_url ?? "";
+  // others' channels served from their owner (docs/cluster.md). The advertised URL is
+  // known once the listener is up; no lease is claimed before.
+  const self = advertised ?? createAdvertisedUrl(config.server.advertise_url);
+  const selfUrl = () => {
+    try {
+      return self.url();
+    } catch {
+      return "";
+    }
+  };
   if (state.storage.kind === "postgres")
     cluster = createPackagingCluster({
       store: channelLeasesFor(state.storage),
       catalog: ctx.channels,
       signingKey,
-      selfUrl: () => advertiseUrl,
+      selfUrl,
       sessions: () => manager,
       build: "full",
       withCors: config.security.cors_origins.length > 0,
@@ -193,7 +217,8 @@ export async function composeFull(
       state.startGuide();
       if (cluster === undefined) manager.startAutostart();
       else {
-        if (advertiseUrl === "") advertiseUrl = urls[0] ?? "";
+        // The boot sequence resolved its own already; an embedder's is resolved here.
+        if (advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
         cluster.startAutostart();
       }
     },

@@ -77,6 +77,7 @@ export function createPlayRoutes(
           channel,
           prefix: play.prefix,
           query: play.query,
+          sharedCache: play.sharedCache,
           park: parkFor(play.client),
           forwarded: true,
         };
@@ -116,6 +117,9 @@ export function createPlayRoutes(
       channel,
       prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
       query: query === "" ? "" : `&${query}`,
+      // A viewer-limited channel's URLs are per viewer (`viewer=`), and every media request
+      // must reach the gateway to renew its lease: never offered to shared caches.
+      sharedCache: grant.open === true && channel.max_viewers === null,
       park: parkFor(clientAddress(c)),
     };
     return minted === undefined ? { request } : { request, minted };

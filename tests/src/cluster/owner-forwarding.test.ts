@@ -191,14 +191,20 @@ const get = (url: string, headers: Record<string, string> = {}) =>
  * HMAC(signing_key, label) over the payload and the request it is bound to.
  */
 function mintInstanceToken(
-  play: { prefix: string; query: string; client: string },
+  play: { prefix: string; query: string; client: string; sharedCache: boolean },
   target: { channelId: string; resource: string; search: string },
 ): string {
   const key = createHmac("sha256", Buffer.from(SIGNING_KEY))
     .update("svc instance forward v1")
     .digest();
   const payload = Buffer.from(
-    JSON.stringify({ p: play.prefix, q: play.query, a: play.client, e: Date.now() + 30_000 }),
+    JSON.stringify({
+      p: play.prefix,
+      q: play.query,
+      a: play.client,
+      s: play.sharedCache,
+      e: Date.now() + 30_000,
+    }),
   ).toString("base64url");
   const mac = createHmac("sha256", key)
     .update(`${payload}\n${target.channelId}\n${target.resource}\n${target.search}`)
@@ -308,6 +314,7 @@ describe("one packager per channel: play through a non-owner, takeover after the
       prefix: "https://tv.example/p/KEY/play/live1/",
       query: "&viewer=v",
       client: "192.0.2.7",
+      sharedCache: false,
     };
     // On the owner: no credential asked, the generated URLs are the forwarding instance's.
     const owner = await get(`${a.url}/v1/play/live1/index.m3u8`, {

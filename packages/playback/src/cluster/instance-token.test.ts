@@ -8,6 +8,7 @@ const PLAY = {
   prefix: "https://tv.example/v1/play/news/",
   query: "&token=eyJ.a.b&viewer=v1.x.y",
   client: "203.0.113.9",
+  sharedCache: false,
 };
 const TARGET: ForwardTarget = {
   channelId: "news",
@@ -30,7 +31,7 @@ describe("instance tokens (forwarded play requests)", () => {
     const other = createInstanceTokens(Buffer.from("z".repeat(32)));
     const [v, payload = "", mac = ""] = token.split(".");
     const forgedPayload = Buffer.from(
-      JSON.stringify({ p: "https://evil/", q: "", a: "x", e: NOW + 1000 }),
+      JSON.stringify({ p: "https://evil/", q: "", a: "x", s: true, e: NOW + 1000 }),
     ).toString("base64url");
     const rows: [string, string, ForwardTarget, number][] = [
       ["another channel", token, { ...TARGET, channelId: "sports" }, NOW],
@@ -60,9 +61,23 @@ describe("instance tokens (forwarded play requests)", () => {
         .digest("base64url");
       return `v1.${payload}.${mac}`;
     };
-    const good = JSON.stringify({ p: PLAY.prefix, q: PLAY.query, a: PLAY.client, e: NOW });
+    const good = JSON.stringify({
+      p: PLAY.prefix,
+      q: PLAY.query,
+      a: PLAY.client,
+      s: false,
+      e: NOW,
+    });
     assert.deepEqual(tokens.verify(sign(good), TARGET, NOW), PLAY, "the reference MAC matches");
-    const payloads = ["[]", "null", '{"p":1,"q":"","a":"","e":1}', '{"p":"","q":"","a":""}', "{"];
+    const payloads = [
+      "[]",
+      "null",
+      '{"p":1,"q":"","a":"","s":false,"e":1}',
+      '{"p":"","q":"","a":"","s":false}',
+      '{"p":"","q":"","a":"","s":"yes","e":1}',
+      '{"p":"","q":"","a":"","e":1}',
+      "{",
+    ];
     for (const json of payloads)
       assert.equal(tokens.verify(sign(json), TARGET, NOW), undefined, json);
   });

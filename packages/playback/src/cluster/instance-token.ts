@@ -21,6 +21,8 @@ export interface ForwardedPlay {
   readonly query: string;
   /** The player's address, so the owner's per-client parking limit counts the player. */
   readonly client: string;
+  /** Immutable media may be offered to shared caches (`PlayRequest.sharedCache`). */
+  readonly sharedCache: boolean;
 }
 
 /** What a token is bound to: one GET of one file of one channel, with its query. */
@@ -58,7 +60,13 @@ export function createInstanceTokens(signingKey: Buffer): InstanceTokens {
   return {
     mint(play, target, now = Date.now()) {
       const payload = Buffer.from(
-        JSON.stringify({ p: play.prefix, q: play.query, a: play.client, e: now + TOKEN_TTL_MS }),
+        JSON.stringify({
+          p: play.prefix,
+          q: play.query,
+          a: play.client,
+          s: play.sharedCache,
+          e: now + TOKEN_TTL_MS,
+        }),
       ).toString("base64url");
       return `v1.${payload}.${mac(payload, target).toString("base64url")}`;
     },
@@ -77,18 +85,19 @@ export function createInstanceTokens(signingKey: Buffer): InstanceTokens {
       }
       if (!isClaims(claims)) return undefined;
       if (claims.e + SKEW_MS < now || claims.e > now + TOKEN_TTL_MS + SKEW_MS) return undefined;
-      return { prefix: claims.p, query: claims.q, client: claims.a };
+      return { prefix: claims.p, query: claims.q, client: claims.a, sharedCache: claims.s };
     },
   };
 }
 
-function isClaims(v: unknown): v is { p: string; q: string; a: string; e: number } {
+function isClaims(v: unknown): v is { p: string; q: string; a: string; s: boolean; e: number } {
   if (typeof v !== "object" || v === null) return false;
   const o = v as Record<string, unknown>;
   return (
     typeof o.p === "string" &&
     typeof o.q === "string" &&
     typeof o.a === "string" &&
+    typeof o.s === "boolean" &&
     typeof o.e === "number" &&
     Number.isFinite(o.e)
   );

@@ -68,7 +68,12 @@ export function createOwnerForwarder(o: OwnerForwarderOptions): OwnerForwarder {
         search: forwardedSearch(new URL(c.req.url)),
       };
       const token = o.tokens.mint(
-        { prefix: req.prefix, query: req.query, client: clientAddress(c) },
+        {
+          prefix: req.prefix,
+          query: req.query,
+          client: clientAddress(c),
+          sharedCache: req.sharedCache === true,
+        },
         target,
       );
       const headers: Record<string, string> = {
