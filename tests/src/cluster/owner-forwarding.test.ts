@@ -335,6 +335,24 @@ describe("one packager per channel: play through a non-owner, takeover after the
     assert.deepEqual(await other.json(), {
       error: { code: "not_ready", message: "this instance does not package the channel" },
     });
+    // The forwarding instance's cache decision travels with the request (docs/playback.md
+    // "Cache-Control"): public only for open play without a viewer limit.
+    const listing = await (await get(oldMediaUrl)).text();
+    const newest = [...listing.matchAll(/^(v0-\d+\.m4s)\?g=([^&\s]+)/gm)].at(-1);
+    assert.ok(newest, listing);
+    const file = newest[1]!;
+    const media = { channelId: "live1", resource: `live/${file}`, search: `?g=${newest[2]}` };
+    for (const [sharedCache, scope] of [
+      [true, "public"],
+      [false, "private"],
+    ] as const) {
+      const r = await get(`${a.url}/v1/play/live1/live/${file}${media.search}`, {
+        [INSTANCE_TOKEN_HEADER]: mintInstanceToken({ ...play, sharedCache }, media),
+      });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get("cache-control"), `${scope}, max-age=31536000, immutable`);
+      await r.body?.cancel();
+    }
     // Bound to its file: the token of index.m3u8 does not open a media playlist.
     const elsewhere = await get(`${a.url}/v1/play/live1/live/v0.m3u8`, {
       [INSTANCE_TOKEN_HEADER]: mintInstanceToken(play, target),
