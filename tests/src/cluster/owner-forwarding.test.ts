@@ -80,6 +80,7 @@ function configFor(mpdUrl: string): GatewayConfig {
       media: { idle_stop_sec: 600, low_latency: true },
       channels: [
         { id: "live1", title: "Live", ingress: "dash", source_url: mpdUrl },
+        { id: "idle1", title: "Nobody watches", ingress: "dash", source_url: mpdUrl },
         {
           id: "auto1",
           title: "Always on",
@@ -374,6 +375,19 @@ describe("one packager per channel: play through a non-owner, takeover after the
         error: { code: "forbidden", message: "invalid instance token" },
       });
     }
+  });
+
+  it("claims a channel only for a request that starts it (a playlist), never for media", async () => {
+    const q = `token=${encodeURIComponent(token)}`;
+    const segment = await get(`${b.url}/v1/play/idle1/live/v0-5.m4s?g=x&${q}`);
+    assert.equal(segment.status, 410);
+    assert.equal(segment.headers.get("retry-after"), "2");
+    await segment.body?.cancel();
+    const unknown = await get(`${b.url}/v1/play/idle1/live/x0.m3u8?${q}`);
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+    assert.equal(await leaseRow("idle1"), undefined);
+    assert.equal(b.manager.get("idle1"), undefined);
   });
 
   it("packages an autostart channel on exactly one instance", async () => {

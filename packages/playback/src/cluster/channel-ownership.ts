@@ -44,6 +44,8 @@ export interface ChannelOwnership {
   holds(channelId: string): boolean;
   /** The lease generation of a held channel (its publication generations start with it). */
   generation(channelId: string): number | undefined;
+  /** The channels this instance holds. */
+  held(): string[];
   /**
    * Who packages the channel. `claim`: take the lease when nobody holds a live one (a
    * play request that would start the channel, a warmup, an autostart).
@@ -154,6 +156,7 @@ export function createChannelOwnership(o: ChannelOwnershipOptions): ChannelOwner
       return h !== undefined && h.deadline > Date.now();
     },
     generation: (channelId) => held.get(channelId)?.generation,
+    held: () => [...held.keys()],
     resolve(channelId, claim) {
       const h = held.get(channelId);
       if (h !== undefined) {

@@ -2,6 +2,8 @@ import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
+import { isFolderPlaylist } from "../sessions/ffmpeg/folder-output.js";
+import { parseLiveFile } from "../sessions/live-file-name.js";
 import type { ChannelOwnership } from "./channel-ownership.js";
 import type { OwnerForwarder } from "./owner-forwarder.js";
 
@@ -24,7 +26,7 @@ export function createOwnerRouting(o: {
     index: (c, req) =>
       route(c, req, "index.m3u8", req.channel.on_demand, () => o.local.index(c, req)),
     live: (c, req, file) =>
-      route(c, req, `live/${file}`, req.channel.on_demand && file.endsWith(".m3u8"), () =>
+      route(c, req, `live/${file}`, req.channel.on_demand && isPlaylist(file), () =>
         o.local.live(c, req, file),
       ),
   };
@@ -64,6 +66,11 @@ export function createOwnerRouting(o: {
       if (owner.kind !== "peer") return here();
     }
   }
+}
+
+/** A media playlist of either engine: the requests that start an on-demand channel. */
+function isPlaylist(file: string): boolean {
+  return isFolderPlaylist(file) || parseLiveFile(file)?.kind === "playlist";
 }
 
 function notOwner(): GatewayError {

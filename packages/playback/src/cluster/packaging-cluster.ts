@@ -87,12 +87,17 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
   let sweeper: NodeJS.Timeout | undefined;
   let sweeping = false;
 
-  /** Autostart channels nobody holds a live lease for: claimed and started here. */
+  /**
+   * Autostart channels nobody holds a live lease for: claimed and started here. And a lease
+   * held without a session (its start was refused, say while shutting down) goes back:
+   * every claim starts its session in the same turn, so a sweep never sees one in between.
+   */
   const sweep = async () => {
     if (sweeping || o.selfUrl() === "") return;
     sweeping = true;
     try {
       const sessions = o.sessions();
+      for (const id of ownership.held()) if (sessions.get(id) === undefined) ownership.release(id);
       const wanted = o.catalog
         .list()
         .filter(
