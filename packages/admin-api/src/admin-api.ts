@@ -108,8 +108,14 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const repos = createRepositories(storage);
   const imported = await importConfigChannels(repos.channels, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
-  const tokens = createApiTokenStore(db);
-  const keys = createPlaybackKeyStore(db);
+  // The credential mirrors: the gate and the key gate read memory on every request;
+  // the feed reloads them when another instance writes (revocations included).
+  const accounts = await createAccountDirectory(config, repos.accounts);
+  storage.feed.watch("accounts", accounts.reload);
+  const tokens = await createApiTokenStore(repos.apiTokens);
+  storage.feed.watch("api_tokens", tokens.reload);
+  const keys = await createPlaybackKeyStore(repos.playbackKeys);
+  storage.feed.watch("playback_keys", keys.reload);
   const lost = (what: string) => (err: unknown, dropped: number) =>
     log.error({ err, dropped }, `${what}: batch write failed`);
   const settings = await createSettingsStore(repos.settings, config);
@@ -137,14 +143,14 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const ctx: AdminContext = {
     config,
     db,
-    accounts: createAccountDirectory(config, db),
+    accounts,
     sessionTokens: options.sessionTokens,
     limiter: options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(db, tokens, lost("API token audit")),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
     keys,
-    accessLog: createAccessLog(db, keys, {
+    accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,
       onError: lost("access log"),
     }),
@@ -165,15 +171,18 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     guide,
   };
   // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
-  const purge = () => {
+  const purge = async () => {
     const days = ctx.settings.current().accessLogRetentionDays;
-    const deleted = ctx.accessLog.purge(days);
+    const deleted = await ctx.accessLog.purge(days);
     if (deleted > 0) log.info({ deleted }, "access log retention purge");
-    const audit = ctx.usage.purge(days);
+    const audit = await ctx.usage.purge(days);
     if (audit > 0) log.info({ deleted: audit }, "API token audit retention purge");
   };
-  purge();
-  const timer = setInterval(purge, PURGE_INTERVAL_MS);
+  await purge();
+  const timer = setInterval(
+    () => void purge().catch((err: unknown) => log.error({ err }, "retention purge failed")),
+    PURGE_INTERVAL_MS,
+  );
   timer.unref();
   return {
     ctx,
@@ -182,8 +191,8 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     storage,
     async close() {
       clearInterval(timer);
-      ctx.usage.close();
-      ctx.accessLog.close();
+      await ctx.usage.close();
+      await ctx.accessLog.close();
       await storage.close();
     },
   };

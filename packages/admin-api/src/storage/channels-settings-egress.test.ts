@@ -3,9 +3,9 @@ import { it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
 import type { StoredChannel } from "../services/channels/stored-channel.js";
 import type { StoredEgressDocument } from "../services/egress/egress-document.js";
+import { describeEachStorage, type OpenedStorage, withStorage } from "../testing/each-storage.js";
 import type { EgressRow } from "./egress/repository.js";
 import type { SettingsRow } from "./settings/repository.js";
-import { describeEachStorage, type OpenedStorage, withStorage } from "./testing/test-storage.js";
 
 /** An epoch-ms time beyond 32 bits (PostgreSQL `bigint`, read back as a number). */
 const T = 1_767_312_245_123;
@@ -81,7 +81,7 @@ const EGRESS: EgressRow = {
 };
 
 /** The cases every storage kind passes. */
-await describeEachStorage("channel, settings and egress repositories", (open, kind) => {
+describeEachStorage("channel, settings and egress repositories", (open, kind) => {
   const using = (name: string, body: (o: OpenedStorage) => Promise<void>) =>
     it(name, withStorage(open, body));
 

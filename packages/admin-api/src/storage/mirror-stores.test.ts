@@ -7,7 +7,7 @@ import { createChannelStore } from "../services/channels/channel-store.js";
 import type { StoredChannel } from "../services/channels/stored-channel.js";
 import { createEgressStore } from "../services/egress/egress-store.js";
 import { createSettingsStore } from "../services/settings/settings-store.js";
-import { describeEachStorage, withStorage } from "./testing/test-storage.js";
+import { describeEachStorage, withStorage } from "../testing/each-storage.js";
 
 const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
 
@@ -71,7 +71,7 @@ const isConflict = (err: unknown) => err instanceof GatewayError && err.code ===
 // Two stores over one database stand for two instances: each keeps its own mirror, which
 // `reload()` (the change feed's call) brings up to date; a write from a stale mirror is a
 // 409 that reloads it, so the retry works.
-await describeEachStorage("mirror stores over repositories", (open) => {
+describeEachStorage("mirror stores over repositories", (open) => {
   it(
     "channels: the other store sees a write after reload; a stale write is refused and reloads",
     withStorage(open, async ({ repos, other }) => {
