@@ -1,4 +1,5 @@
 export { channelFields, checkChannelSource, httpUrl, mediaKeysSchema } from "./channel-schema.js";
+export { isPostgresUrl, redactDatabaseUrl } from "./database-url.js";
 export { ENVIRONMENT_VARIABLES, type Environment, readEnvironment } from "./environment.js";
 export { configDirectory, type GatewayConfig, loadConfigFile, parseConfig } from "./load.js";
 export { ConfigError, type ConfigProblem, formatProblem, problemsFromIssues } from "./problems.js";

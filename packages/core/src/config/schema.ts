@@ -61,6 +61,8 @@ export const configSchema = v.strictObject({
     tls_cert_file: v.optional(v.string(), ""),
     tls_key_file: v.optional(v.string(), ""),
     public_base_url: v.optional(v.union([v.literal(""), httpUrl("must be an http(s) URL")]), ""),
+    // Checked after the environment is applied (`SVC_DATABASE_URL` overrides it): see load.ts.
+    database_url: v.optional(v.string(), ""),
   }),
   auth: section({
     users: v.pipe(v.array(userSchema), v.minLength(1, "at least one user is required")),
