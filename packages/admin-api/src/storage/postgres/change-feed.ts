@@ -2,6 +2,7 @@ import type { Logger } from "@svc/core/log";
 import type { PgStateDb } from "../../db/pg-client.js";
 import { stateVersions } from "../../db/schema-pg/index.js";
 import type { ChangeFeed, MirroredResource } from "../change-feed.js";
+import { describeDbError } from "./error-text.js";
 
 /** How often the feed reads `state_versions`: well inside the contract's 2 seconds. */
 export const POLL_INTERVAL_MS = 1_000;
@@ -62,7 +63,7 @@ export function createPgChangeFeed(
       w.seen = version;
     } catch (err) {
       log?.error(
-        { resource, error: messageOf(err) },
+        { resource, error: describeDbError(err) },
         `state change feed: reloading ${resource} failed; retrying on the next poll`,
       );
     } finally {
@@ -76,7 +77,8 @@ export function createPgChangeFeed(
       versions = await readVersions();
     } catch (err) {
       // One line when polling starts failing and one when it recovers, not one a second.
-      if (!failing) log?.error({ error: messageOf(err) }, "state change feed: polling failed");
+      if (!failing)
+        log?.error({ error: describeDbError(err) }, "state change feed: polling failed");
       failing = true;
       return;
     }
@@ -125,8 +127,4 @@ export function createPgChangeFeed(
       await Promise.all([...watched.values()].map((w) => w.running));
     },
   };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

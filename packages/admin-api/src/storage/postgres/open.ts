@@ -6,6 +6,7 @@ import type { PgStateDb } from "../../db/pg-client.js";
 import * as pgSchema from "../../db/schema-pg/index.js";
 import type { Storage } from "../storage.js";
 import { createPgChangeFeed } from "./change-feed.js";
+import { describeDbError, withoutSecrets } from "./error-text.js";
 import { migrateUnderLock } from "./migrate.js";
 
 /** Connections one instance holds at most: requests queue for one rather than swamp the server. */
@@ -39,7 +40,7 @@ export async function openPostgresStorage(
 ): Promise<Storage> {
   const location = redactDatabaseUrl(url);
   const fail = (what: string, err: unknown) =>
-    new Error(`${what} PostgreSQL at ${location}: ${withoutSecrets(describe(err), url)}`);
+    new Error(`${what} PostgreSQL at ${location}: ${withoutSecrets(describeDbError(err), url)}`);
   const pool = new pg.Pool({
     connectionString: url,
     max: POOL_SIZE,
@@ -52,7 +53,7 @@ export async function openPostgresStorage(
   // An idle connection the server dropped emits here; unhandled it would end the process.
   pool.on("error", (err) =>
     log?.warn(
-      { error: withoutSecrets(describe(err), url) },
+      { error: withoutSecrets(describeDbError(err), url) },
       "state database: an idle PostgreSQL connection failed",
     ),
   );
@@ -101,29 +102,4 @@ export async function openPostgresStorage(
       return closing;
     },
   };
-}
-
-/** An error as one line; Node's connect errors to a name with several addresses are an AggregateError with no message of its own. */
-function describe(err: unknown): string {
-  if (err instanceof AggregateError && err.errors.length > 0 && err.message === "")
-    return describe(err.errors[0]);
-  if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return err.message !== "" ? err.message : (code ?? err.name);
-  }
-  return String(err);
-}
-
-/** A second fence: the driver's messages do not quote the password, and this makes sure. */
-function withoutSecrets(message: string, url: string): string {
-  let secrets: string[] = [];
-  try {
-    const u = new URL(url);
-    secrets = [u.password, decodeURIComponent(u.password), u.searchParams.get("password") ?? ""];
-  } catch {
-    return message;
-  }
-  let out = message;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join("***");
-  return out;
 }
