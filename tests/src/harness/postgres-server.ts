@@ -130,6 +130,9 @@ async function startServer(bin: string): Promise<RunningServer> {
     '"$0" -D "$1" -p "$2" -k "$3" -c listen_addresses=127.0.0.1 -c max_connections=300 \\',
     '  -c fsync=off -c synchronous_commit=off -c full_page_writes=off >"$3/server.log" 2>&1 &',
     "pid=$!",
+    // A signal to the whole process group (timeout(1), a killed runner) stops the
+    // server by itself; the shell outlives it to remove the dir once the pipe closes.
+    "trap '' HUP INT TERM",
     "cat >/dev/null",
     'kill -INT "$pid" 2>/dev/null',
     'wait "$pid"',
