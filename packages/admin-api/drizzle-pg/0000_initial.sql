@@ -32,6 +32,15 @@ CREATE TABLE "api_tokens" (
 	CONSTRAINT "api_tokens_digest_unique" UNIQUE("digest")
 );
 --> statement-breakpoint
+CREATE TABLE "channel_leases" (
+	"channel_id" text PRIMARY KEY NOT NULL,
+	"owner_id" text NOT NULL,
+	"owner_url" text NOT NULL,
+	"generation" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"renewed_at" bigint NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "channels" (
 	"id" text PRIMARY KEY NOT NULL,
 	"title" text NOT NULL,

@@ -9,10 +9,11 @@ import { freePort } from "../harness/free-port.js";
 import { createDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 
-/** Every table of `packages/admin-api/src/db/schema-pg` (the SQLite tables plus state_versions). */
+/** Every table of `packages/admin-api/src/db/schema-pg` (the SQLite tables plus channel_leases and state_versions). */
 const TABLES = [
   "api_token_audit",
   "api_tokens",
+  "channel_leases",
   "channels",
   "credential_overrides",
   "egress_config",
