@@ -151,3 +151,51 @@ describeEachStorage("mirror stores over repositories", (open) => {
     }),
   );
 });
+
+describeEachStorage("mirror stores on the change feed", (open, kind) => {
+  it(
+    "a write on one instance reaches the other's mirrors through the feed",
+    { skip: kind === "sqlite" ? "SQLite has one writer: its feed never fires" : false },
+    withStorage(open, async ({ repos, other, second }) => {
+      const routesA = routes();
+      const routesB = routes();
+      try {
+        const channelsA = await createChannelStore(repos.channels, []);
+        const settingsA = await createSettingsStore(repos.settings, config);
+        const egressA = await createEgressStore(repos.egress, config, routesA);
+        // Instance B registers its reloads as openAdminState does.
+        const channelsB = await createChannelStore(other.channels, []);
+        second.feed.watch("channels", channelsB.reload);
+        const settingsB = await createSettingsStore(other.settings, config);
+        second.feed.watch("settings", settingsB.reload);
+        const egressB = await createEgressStore(other.egress, config, routesB);
+        second.feed.watch("egress", egressB.reload);
+        await channelsA.commit({ put: [channel("x", { title: "made on a" })] });
+        await settingsA.save({ ...settingsA.current(), publicBaseUrl: "", revision: 2 });
+        await egressA.commit({ ...egressA.current().document, rules: [] });
+        // The contract's bound is 2 s (1 s polls); the deadline leaves room for a busy machine.
+        await until(
+          () =>
+            channelsB.get("x")?.title === "made on a" &&
+            settingsB.current().revision === 2 &&
+            routesB.current().document.rules.length === 0,
+          10_000,
+        );
+        assert.deepEqual(channelsB.get("x"), channelsA.get("x"));
+        assert.deepEqual(settingsB.current(), settingsA.current());
+        assert.deepEqual(egressB.current(), egressA.current());
+      } finally {
+        await routesA.close();
+        await routesB.close();
+      }
+    }),
+  );
+});
+
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -3,24 +3,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe } from "node:test";
 import { eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/node-postgres";
-import pg from "pg";
-import type { PgStateDb } from "../db/pg-client.js";
 import * as pgSchema from "../db/schema-pg/index.js";
-import { type MirroredResource, NO_CHANGE_FEED } from "../storage/change-feed.js";
+import type { MirroredResource } from "../storage/change-feed.js";
+import { openPostgresStorage } from "../storage/postgres/open.js";
 import { createRepositories, type Repositories } from "../storage/repositories.js";
 import { type Storage, sqliteStorage } from "../storage/storage.js";
 import { POSTGRES_ABSENT, type PrivatePostgres, startPrivatePostgres } from "./private-postgres.js";
 
 /**
  * Test support: runs the same cases over both storage kinds, each test on a fresh
- * database with the repositories of `createRepositories`. Never part of the gateway.
+ * database with the repositories of `createRepositories`; on PostgreSQL two instances,
+ * each opened by `openPostgresStorage` (committed migrations under the lock, the change
+ * feed running). Never part of the gateway.
  */
 
 /** A fresh database of one kind with its repositories, for one test. */
 export interface OpenedStorage {
   readonly kind: Storage["kind"];
   readonly storage: Storage;
+  /** The second instance's storage (on SQLite the same one). */
+  readonly second: Storage;
   readonly repos: Repositories;
   /** The same database through other repositories (on PostgreSQL another pool): a second instance. */
   readonly other: Repositories;
@@ -29,24 +31,13 @@ export interface OpenedStorage {
   close(): Promise<void>;
 }
 
-/** A PostgreSQL storage over `db` without a change feed: the tests call `reload()` themselves. */
-function postgresStorage(db: PgStateDb, close: () => Promise<void>): Storage {
-  return {
-    kind: "postgres",
-    location: "private test server",
-    sqlite: undefined,
-    pg: db,
-    feed: NO_CHANGE_FEED,
-    close,
-  };
-}
-
 async function openSqlite(): Promise<OpenedStorage> {
   const dir = mkdtempSync(join(tmpdir(), "svc-storage-"));
   const storage = sqliteStorage(dir);
   return {
     kind: "sqlite",
     storage,
+    second: storage,
     repos: createRepositories(storage),
     other: createRepositories(storage),
     async close() {
@@ -56,22 +47,21 @@ async function openSqlite(): Promise<OpenedStorage> {
   };
 }
 
+/** Two instances on one fresh database, each opened like the gateway opens it (migrations, feed). */
 async function openPostgres(server: PrivatePostgres): Promise<OpenedStorage> {
-  const database = await server.database();
-  const storage = postgresStorage(database.db, database.close);
-  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
-  const second = postgresStorage(drizzle(pool, { schema: pgSchema }) as PgStateDb, () =>
-    pool.end(),
-  );
+  const url = await server.emptyDatabase();
+  const [storage, second] = await Promise.all([openPostgresStorage(url), openPostgresStorage(url)]);
+  const db = storage.pg!;
   const versions = pgSchema.stateVersions;
   return {
     kind: "postgres",
     storage,
+    second,
     repos: createRepositories(storage),
     other: createRepositories(second),
     version: async (resource) =>
       (
-        await database.db
+        await db
           .select({ version: versions.version })
           .from(versions)
           .where(eq(versions.resource, resource))
@@ -86,6 +76,7 @@ async function openPostgres(server: PrivatePostgres): Promise<OpenedStorage> {
 /**
  * Registers `cases` once per storage kind: a suite on SQLite (a temp file) and one on a
  * private PostgreSQL server (skipped with the reason when its binaries are absent).
+ * A store the cases create is not registered with the feed unless a case does it.
  */
 export function describeEachStorage(
   title: string,

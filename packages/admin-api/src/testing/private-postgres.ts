@@ -42,6 +42,8 @@ export const POSTGRES_ABSENT: string | false =
 export interface PrivatePostgres {
   /** A fresh database holding the state schema, its pool, and its URL (for a second pool). */
   database(): Promise<{ db: PgStateDb; url: string; close(): Promise<void> }>;
+  /** The URL of a fresh empty database (for `openPostgresStorage`, which migrates it). */
+  emptyDatabase(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -140,9 +142,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       for (const s of statements) await db.execute(sql.raw(s));
       return { db, url: url(name), close: () => pool.end() };
     },
+    async emptyDatabase() {
+      count += 1;
+      const name = `repo_test_${count}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      return url(name);
+    },
     async stop() {
       await admin.end();
       process.off("exit", cleanup);
+      // The unref'd child would not keep the event loop alive while its exit is awaited.
+      server.ref();
       await run(...pgCtlStop);
       await exited;
       rmSync(dir, { recursive: true, force: true });
