@@ -113,6 +113,9 @@ export async function composeFull(
     localIngress: createDashLocalIngress({ sessions: manager, stats: () => playback.stats }),
     // The stored egress document, not the config file: API and console changes apply live.
     playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
+    // Cluster mode: `max_viewers` seats counted in the shared database (undefined: in memory).
+    viewerSeats: state.viewerSeats,
+    onSeatError: (err, what) => log.warn({ err }, `${what} failed`),
   });
   playbackStats = () => playback.stats.snapshot();
 
@@ -138,7 +141,11 @@ export async function composeFull(
       }),
     ),
   );
-  app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
+  // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
+  app.route(
+    "/",
+    createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter: ctx.limiter }),
+  );
   app.route(
     "/",
     createPlayback({
@@ -168,6 +175,7 @@ export async function composeFull(
     shutdown: async () => {
       await state.stopGuide();
       await manager.close();
+      await playback.leases.close?.();
       await ffmpeg.proxy.close();
       await egress.close();
     },

@@ -1,0 +1,110 @@
+import { isoSeconds } from "@svc/core/auth";
+import type { RuntimeSessionView } from "../../admin-context.js";
+
+/**
+ * A channel's packaging lease (issue 15 item 4: one packager per channel), as
+ * the cluster's lease store lists its live leases; the shape of the lease
+ * store's `LeaseView`, so that store can be handed in as it is.
+ */
+export interface PackagingLeaseView {
+  readonly lease: {
+    readonly channelId: string;
+    readonly ownerId: string;
+    readonly ownerUrl: string;
+    readonly generation: number;
+    /** Epoch ms. */
+    readonly expiresAt: number;
+    /** Epoch ms of the owner's last renewal. */
+    readonly renewedAt: number;
+  };
+}
+
+/**
+ * Where `/v1/status` learns the sessions of the whole cluster (operator contract
+ * "Cluster mode"): this instance's name and the live packaging leases of all.
+ */
+export interface ClusterSessionSource {
+  /** This instance as leases name their owner. */
+  self(): { readonly id: string; readonly url: string };
+  /** Every live packaging lease. */
+  live(): Promise<readonly PackagingLeaseView[]>;
+}
+
+/** A `/v1/status` session entry in cluster mode: who packages it, and since which generation. */
+export type ClusterSessionEntry =
+  | (RuntimeSessionView & {
+      readonly owner: string;
+      readonly owner_url: string;
+      readonly generation: number | null;
+    })
+  | RemoteSessionEntry;
+
+/**
+ * A session another instance runs. Its engine details live in that instance's
+ * memory (its own `/v1/status` at `owner_url`); the lease tells who runs it,
+ * which publication generation it serves and when the owner last renewed.
+ */
+export interface RemoteSessionEntry {
+  readonly channel_id: string;
+  readonly owner: string;
+  readonly owner_url: string;
+  readonly generation: number;
+  readonly state: "remote";
+  readonly mode: null;
+  readonly engine: null;
+  readonly pack_mode: null;
+  readonly fallback_reason: null;
+  readonly started_at: null;
+  /** The owner's last lease renewal. */
+  readonly last_touch: string;
+  readonly errors: null;
+  readonly last_error: null;
+  readonly lease_expires_at: string;
+}
+
+/**
+ * The cluster's sessions: this instance's own (from memory, with their lease's
+ * generation when this instance holds it) and one entry per channel whose live
+ * lease another instance holds. A channel listed by both (an owner change
+ * caught mid-way) is shown once, as the lease says.
+ */
+export function mergeClusterSessions(
+  local: readonly RuntimeSessionView[],
+  leases: readonly PackagingLeaseView[],
+  self: { readonly id: string; readonly url: string },
+  now = Date.now(),
+): ClusterSessionEntry[] {
+  const byChannel = new Map(
+    leases.filter((l) => l.lease.expiresAt > now).map((l) => [l.lease.channelId, l.lease]),
+  );
+  const out: ClusterSessionEntry[] = [];
+  const listed = new Set<string>();
+  for (const s of local) {
+    const lease = byChannel.get(s.channel_id);
+    if (lease !== undefined && lease.ownerId !== self.id) continue;
+    listed.add(s.channel_id);
+    out.push({ ...s, owner: self.id, owner_url: self.url, generation: lease?.generation ?? null });
+  }
+  for (const lease of byChannel.values()) {
+    if (listed.has(lease.channelId) || lease.ownerId === self.id) continue;
+    out.push({
+      channel_id: lease.channelId,
+      owner: lease.ownerId,
+      owner_url: lease.ownerUrl,
+      generation: lease.generation,
+      state: "remote",
+      mode: null,
+      engine: null,
+      pack_mode: null,
+      fallback_reason: null,
+      started_at: null,
+      last_touch: isoSeconds(new Date(lease.renewedAt)),
+      errors: null,
+      last_error: null,
+      lease_expires_at: isoSeconds(new Date(lease.expiresAt)),
+    });
+  }
+  return out.sort((a, b) =>
+    a.channel_id < b.channel_id ? -1 : a.channel_id > b.channel_id ? 1 : 0,
+  );
+}
