@@ -44,12 +44,19 @@ describe("mergeClusterSessions (/v1/status in cluster mode)", () => {
       NOW,
     );
     assert.deepEqual(merged, [
-      { ...session("local-only"), owner: "a1", owner_url: SELF.url, generation: null },
+      {
+        ...session("local-only"),
+        owner: "a1",
+        owner_url: SELF.url,
+        lease_generation: null,
+        lease_expires_at: null,
+      },
       {
         channel_id: "movies",
         owner: "c3",
         owner_url: "http://c3.internal:8080",
-        generation: 1,
+        lease_generation: 1,
+        lease_expires_at: "2026-03-01T12:00:10Z",
         state: "remote",
         mode: null,
         engine: null,
@@ -59,14 +66,22 @@ describe("mergeClusterSessions (/v1/status in cluster mode)", () => {
         last_touch: "2026-03-01T11:59:58Z",
         errors: null,
         last_error: null,
+        generation: null,
+        packager: null,
+      },
+      {
+        ...session("news"),
+        owner: "a1",
+        owner_url: SELF.url,
+        lease_generation: 4,
         lease_expires_at: "2026-03-01T12:00:10Z",
       },
-      { ...session("news"), owner: "a1", owner_url: SELF.url, generation: 4 },
       {
         channel_id: "sports",
         owner: "b2",
         owner_url: "http://b2.internal:8080",
-        generation: 7,
+        lease_generation: 7,
+        lease_expires_at: "2026-03-01T12:00:10Z",
         state: "remote",
         mode: null,
         engine: null,
@@ -76,7 +91,8 @@ describe("mergeClusterSessions (/v1/status in cluster mode)", () => {
         last_touch: "2026-03-01T11:59:58Z",
         errors: null,
         last_error: null,
-        lease_expires_at: "2026-03-01T12:00:10Z",
+        generation: null,
+        packager: null,
       },
     ]);
   });
@@ -90,7 +106,7 @@ describe("mergeClusterSessions (/v1/status in cluster mode)", () => {
       NOW,
     );
     assert.deepEqual(
-      merged.map((s) => [s.channel_id, s.owner, s.state, s.generation]),
+      merged.map((s) => [s.channel_id, s.owner, s.state, s.lease_generation]),
       [["news", "b2", "remote", 9]],
     );
   });

@@ -30,25 +30,27 @@ export interface ClusterSessionSource {
   live(): Promise<readonly PackagingLeaseView[]>;
 }
 
-/** A `/v1/status` session entry in cluster mode: who packages it, and since which generation. */
-export type ClusterSessionEntry =
-  | (RuntimeSessionView & {
-      readonly owner: string;
-      readonly owner_url: string;
-      readonly generation: number | null;
-    })
-  | RemoteSessionEntry;
+/** What cluster mode adds to every `/v1/status` session entry: who packages it, under which lease. */
+export interface SessionOwnership {
+  readonly owner: string;
+  readonly owner_url: string;
+  /** The packaging lease's acquisition count (null: no live lease names this instance). */
+  readonly lease_generation: number | null;
+  readonly lease_expires_at: string | null;
+}
+
+/** A `/v1/status` session entry in cluster mode. */
+export type ClusterSessionEntry = (RuntimeSessionView & SessionOwnership) | RemoteSessionEntry;
 
 /**
  * A session another instance runs. Its engine details live in that instance's
  * memory (its own `/v1/status` at `owner_url`); the lease tells who runs it,
- * which publication generation it serves and when the owner last renewed.
+ * under which lease generation, and when the owner last renewed.
  */
-export interface RemoteSessionEntry {
+export interface RemoteSessionEntry extends SessionOwnership {
   readonly channel_id: string;
-  readonly owner: string;
-  readonly owner_url: string;
-  readonly generation: number;
+  readonly lease_generation: number;
+  readonly lease_expires_at: string;
   readonly state: "remote";
   readonly mode: null;
   readonly engine: null;
@@ -59,7 +61,8 @@ export interface RemoteSessionEntry {
   readonly last_touch: string;
   readonly errors: null;
   readonly last_error: null;
-  readonly lease_expires_at: string;
+  readonly generation: null;
+  readonly packager: null;
 }
 
 /**
@@ -83,7 +86,13 @@ export function mergeClusterSessions(
     const lease = byChannel.get(s.channel_id);
     if (lease !== undefined && lease.ownerId !== self.id) continue;
     listed.add(s.channel_id);
-    out.push({ ...s, owner: self.id, owner_url: self.url, generation: lease?.generation ?? null });
+    out.push({
+      ...s,
+      owner: self.id,
+      owner_url: self.url,
+      lease_generation: lease?.generation ?? null,
+      lease_expires_at: lease === undefined ? null : isoSeconds(new Date(lease.expiresAt)),
+    });
   }
   for (const lease of byChannel.values()) {
     if (listed.has(lease.channelId) || lease.ownerId === self.id) continue;
@@ -91,7 +100,8 @@ export function mergeClusterSessions(
       channel_id: lease.channelId,
       owner: lease.ownerId,
       owner_url: lease.ownerUrl,
-      generation: lease.generation,
+      lease_generation: lease.generation,
+      lease_expires_at: isoSeconds(new Date(lease.expiresAt)),
       state: "remote",
       mode: null,
       engine: null,
@@ -101,7 +111,8 @@ export function mergeClusterSessions(
       last_touch: isoSeconds(new Date(lease.renewedAt)),
       errors: null,
       last_error: null,
-      lease_expires_at: isoSeconds(new Date(lease.expiresAt)),
+      generation: null,
+      packager: null,
     });
   }
   return out.sort((a, b) =>
