@@ -37,6 +37,7 @@ import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
 import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 import { createPgRateLimiter } from "./storage/login-windows/postgres.js";
+import { createRepositories } from "./storage/repositories.js";
 import { openStorage, type Storage } from "./storage/storage.js";
 import { createPgViewerSeatStore } from "./storage/viewer-seats/postgres.js";
 
@@ -79,8 +80,8 @@ export interface AdminStateOptions {
   readonly accessLog?: boolean;
   /** Cluster mode: the packaging leases `/v1/status` lists the cluster's sessions from. */
   readonly clusterSessions?: ClusterSessionSource;
-  /** Cluster mode: how this instance signs the rows it writes (viewer seats). */
-  readonly instance?: string;
+  /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
+  readonly instance?: () => string;
 }
 
 export interface AdminState {
@@ -124,8 +125,15 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const db = storage.sqlite!;
   const imported = importConfigChannels(db, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
-  const tokens = createApiTokenStore(db);
-  const keys = createPlaybackKeyStore(db);
+  const repos = createRepositories(storage);
+  // The credential mirrors: the gate and the key gate read memory on every request;
+  // the feed reloads them when another instance writes (revocations included).
+  const accounts = await createAccountDirectory(config, repos.accounts);
+  storage.feed.watch("accounts", accounts.reload);
+  const tokens = await createApiTokenStore(repos.apiTokens);
+  storage.feed.watch("api_tokens", tokens.reload);
+  const keys = await createPlaybackKeyStore(repos.playbackKeys);
+  storage.feed.watch("playback_keys", keys.reload);
   const lost = (what: string) => (err: unknown, dropped: number) =>
     log.error({ err, dropped }, `${what}: batch write failed`);
   const settings = createSettingsStore(db, config);
@@ -149,7 +157,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const ctx: AdminContext = {
     config,
     db,
-    accounts: createAccountDirectory(config, db),
+    accounts,
     sessionTokens: options.sessionTokens,
     limiter:
       storage.kind === "postgres"
@@ -161,9 +169,9 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
         : options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(db, tokens, lost("API token audit")),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
     keys,
-    accessLog: createAccessLog(db, keys, {
+    accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,
       onError: lost("access log"),
     }),
@@ -185,15 +193,18 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     guide,
   };
   // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
-  const purge = () => {
+  const purge = async () => {
     const days = ctx.settings.current().accessLogRetentionDays;
-    const deleted = ctx.accessLog.purge(days);
+    const deleted = await ctx.accessLog.purge(days);
     if (deleted > 0) log.info({ deleted }, "access log retention purge");
-    const audit = ctx.usage.purge(days);
+    const audit = await ctx.usage.purge(days);
     if (audit > 0) log.info({ deleted: audit }, "API token audit retention purge");
   };
-  purge();
-  const timer = setInterval(purge, PURGE_INTERVAL_MS);
+  await purge();
+  const timer = setInterval(
+    () => void purge().catch((err: unknown) => log.error({ err }, "retention purge failed")),
+    PURGE_INTERVAL_MS,
+  );
   timer.unref();
   return {
     ctx,
@@ -202,12 +213,15 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     storage,
     viewerSeats:
       storage.kind === "postgres"
-        ? createPgViewerSeatStore(storage.pg!, options.instance ?? `${hostname()}:${process.pid}`)
+        ? createPgViewerSeatStore(
+            storage.pg!,
+            options.instance ?? (() => `${hostname()}:${process.pid}`),
+          )
         : undefined,
     async close() {
       clearInterval(timer);
-      ctx.usage.close();
-      ctx.accessLog.close();
+      await ctx.usage.close();
+      await ctx.accessLog.close();
       await storage.close();
     },
   };

@@ -75,8 +75,8 @@ async function clusterSessions(
   log: Logger,
 ): Promise<readonly (RuntimeSessionView | ClusterSessionEntry)[]> {
   const local = ctx.sessions.list();
-  if (ctx.clusterSessions === undefined) return local;
-  const self = ctx.clusterSessions.self();
+  const self = ctx.clusterSessions?.self();
+  if (ctx.clusterSessions === undefined || self === undefined) return local;
   let leases: Awaited<ReturnType<ClusterSessionSource["live"]>> = [];
   try {
     leases = await ctx.clusterSessions.live();

@@ -30,9 +30,11 @@ const lease = (
     ownerId,
     ownerUrl: `http://${ownerId}.internal:8080`,
     generation,
-    expiresAt: NOW + expiresIn,
-    renewedAt: NOW - 2_000,
+    // The database's clock runs 7 s ahead of this instance's: only differences count.
+    expiresAt: NOW + 7_000 + expiresIn,
+    renewedAt: NOW + 7_000 - 2_000,
   },
+  ttlLeftMs: expiresIn,
 });
 
 describe("mergeClusterSessions (/v1/status in cluster mode)", () => {

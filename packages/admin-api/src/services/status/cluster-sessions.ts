@@ -12,11 +12,13 @@ export interface PackagingLeaseView {
     readonly ownerId: string;
     readonly ownerUrl: string;
     readonly generation: number;
-    /** Epoch ms. */
+    /** Epoch ms by the database's clock. */
     readonly expiresAt: number;
-    /** Epoch ms of the owner's last renewal. */
+    /** Epoch ms of the owner's last renewal, by the database's clock. */
     readonly renewedAt: number;
   };
+  /** What the lease had left when read, by the database's clock (never compared with ours). */
+  readonly ttlLeftMs: number;
 }
 
 /**
@@ -24,8 +26,8 @@ export interface PackagingLeaseView {
  * "Cluster mode"): this instance's name and the live packaging leases of all.
  */
 export interface ClusterSessionSource {
-  /** This instance as leases name their owner. */
-  self(): { readonly id: string; readonly url: string };
+  /** This instance as leases name their owner; undefined outside cluster mode. */
+  self(): { readonly id: string; readonly url: string } | undefined;
   /** Every live packaging lease. */
   live(): Promise<readonly PackagingLeaseView[]>;
 }
@@ -77,8 +79,22 @@ export function mergeClusterSessions(
   self: { readonly id: string; readonly url: string },
   now = Date.now(),
 ): ClusterSessionEntry[] {
+  // Times come back on this instance's clock: the lease's remaining time (and its
+  // renewal's age) by the database's clock, added to ours.
   const byChannel = new Map(
-    leases.filter((l) => l.lease.expiresAt > now).map((l) => [l.lease.channelId, l.lease]),
+    leases
+      .filter((l) => l.ttlLeftMs > 0)
+      .map((l) => {
+        const dbNow = l.lease.expiresAt - l.ttlLeftMs;
+        return [
+          l.lease.channelId,
+          {
+            ...l.lease,
+            expiresAt: now + l.ttlLeftMs,
+            renewedAt: now - Math.max(0, dbNow - l.lease.renewedAt),
+          },
+        ] as const;
+      }),
   );
   const out: ClusterSessionEntry[] = [];
   const listed = new Set<string>();

@@ -15,13 +15,18 @@ const RENEW_CHUNK = 5_000;
 /**
  * The `viewer_seats` table (schema-pg) as the playback package's
  * {@link ViewerSeatStore}: what makes `max_viewers` exact across the instances
- * of a cluster. `instance` names this instance in the rows it writes.
+ * of a cluster. `instance` names this instance in the rows it writes (its
+ * packaging-lease id in the full build, so the two tables agree).
  *
  * @example
  * const seats = createPgViewerSeatStore(storage.pg, "http://10.0.0.5:8080");
  * await seats.claim({ channelId: "news", leaseId, expiresAt: now + 30_000 }, 100, now);
  */
-export function createPgViewerSeatStore(db: PgStateDb, instance: string): ViewerSeatStore {
+export function createPgViewerSeatStore(
+  db: PgStateDb,
+  instance: string | (() => string),
+): ViewerSeatStore {
+  const name = typeof instance === "string" ? () => instance : instance;
   return {
     claim: (seat, max, now) =>
       db.transaction(async (tx) => {
@@ -38,7 +43,7 @@ export function createPgViewerSeatStore(db: PgStateDb, instance: string): Viewer
               from viewer_seats
              where channel_id = ${seat.channelId}::text and expires_at > ${now}::int8)
           insert into viewer_seats (channel_id, lease_id, expires_at, instance)
-          select ${seat.channelId}::text, ${seat.leaseId}::text, ${seat.expiresAt}::int8, ${instance}::text
+          select ${seat.channelId}::text, ${seat.leaseId}::text, ${seat.expiresAt}::int8, ${name()}::text
             from live
            where live.mine or live.others < ${max}::int8
           on conflict (channel_id, lease_id) do update
@@ -56,7 +61,7 @@ export function createPgViewerSeatStore(db: PgStateDb, instance: string): Viewer
         // counted free and given to another viewer meanwhile.
         const kept = await db.execute<{ channel_id: string; lease_id: string }>(sql`
           update viewer_seats s
-             set expires_at = greatest(s.expires_at, v.expires_at), instance = ${instance}::text
+             set expires_at = greatest(s.expires_at, v.expires_at), instance = ${name()}::text
             from unnest(${sql.param(chunk.map((s) => s.channelId))}::text[],
                         ${sql.param(chunk.map((s) => s.leaseId))}::text[],
                         ${sql.param(chunk.map((s) => s.expiresAt))}::int8[])
