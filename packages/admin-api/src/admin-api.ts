@@ -116,11 +116,12 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const { config, log } = options;
   let storage: Storage;
   try {
-    storage = await openStorage(config);
+    storage = await openStorage(config, log);
   } catch (err) {
     // Reported like a config problem: one line naming the key, exit status 2, nothing started.
     const message = err instanceof Error ? err.message : String(err);
-    throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
+    const path = config.server.database_url !== "" ? "server.database_url" : "server.data_dir";
+    throw new ConfigError([{ path, message: `state database: ${message}` }]);
   }
   const db = storage.sqlite!;
   const imported = importConfigChannels(db, config);
