@@ -33,6 +33,7 @@ import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
+import { createRepositories } from "./storage/repositories.js";
 import { openStorage, type Storage } from "./storage/storage.js";
 
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
@@ -103,6 +104,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     const message = err instanceof Error ? err.message : String(err);
     throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
   }
+  const repositories = createRepositories(storage);
   const db = storage.sqlite!;
   const imported = importConfigChannels(db, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
@@ -120,9 +122,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     const ch = channels.get(id);
     return ch === undefined ? undefined : bindingOfChannel(ch);
   });
-  const guide = createGuideService({
+  const guide = await createGuideService({
     config,
-    db,
+    repository: repositories.guide,
+    feed: storage.feed,
     egress: options.egress,
     catalog: channels,
     userAgent: options.defaultUserAgent,
@@ -171,7 +174,9 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   timer.unref();
   return {
     ctx,
-    startGuide: () => guide.start(),
+    startGuide: () => {
+      guide.start().catch((err: unknown) => log.error({ err }, "guide schedule failed to start"));
+    },
     stopGuide: () => guide.close(),
     storage,
     async close() {

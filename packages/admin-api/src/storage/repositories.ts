@@ -1,3 +1,6 @@
+import { createPgGuideRepository } from "./guide/postgres.js";
+import type { GuideRepository } from "./guide/repository.js";
+import { createSqliteGuideRepository } from "./guide/sqlite.js";
 import type { Storage, StorageKind } from "./storage.js";
 
 /**
@@ -9,9 +12,16 @@ import type { Storage, StorageKind } from "./storage.js";
 export interface Repositories {
   /** Which database the repositories write to. */
   readonly kind: StorageKind;
+  readonly guide: GuideRepository;
 }
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
-  return { kind: storage.kind };
+  return {
+    kind: storage.kind,
+    guide:
+      storage.kind === "sqlite"
+        ? createSqliteGuideRepository(storage.sqlite!)
+        : createPgGuideRepository(storage.pg!),
+  };
 }

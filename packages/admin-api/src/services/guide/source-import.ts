@@ -2,7 +2,12 @@ import type { Egress } from "@svc/core/egress";
 import type { GuideData, SourceStatusRow } from "./guide-data.js";
 import { type DownloadLimits, downloadGuide, GuideDownloadError } from "./guide-download.js";
 import type { GuideSource } from "./source-store.js";
-import { createXmltvReader, type GuideChannelRecord, XmltvError } from "./xmltv-reader.js";
+import {
+  createXmltvReader,
+  type GuideChannelRecord,
+  type ProgrammeRecord,
+  XmltvError,
+} from "./xmltv-reader.js";
 
 export interface ImportDeps {
   readonly egress: Egress;
@@ -16,17 +21,19 @@ export interface ImportDeps {
 /** One download may take this long in all (the egress bounds each silence on its own). */
 const DOWNLOAD_DEADLINE_MS = 15 * 60_000;
 /**
- * XML read per transaction (~900 programmes of a typical guide): commits (no
- * fsync, see GuideData.importing) cost little at that size, and a piece is
- * dropped right after it is parsed, so its bytes die young (a Buffer that lives
- * through two scavenges is only freed by a full GC: +60 MiB of RSS per 200 MB).
+ * XML read per write (~900 programmes of a typical guide): SQLite commits (no
+ * fsync, see ProgrammeWriter.write) cost little at that size, PostgreSQL gets
+ * one multi-row insert, and a piece is dropped right after it is parsed, so its
+ * bytes die young (a Buffer that lives through two scavenges is only freed by a
+ * full GC: +60 MiB of RSS per 200 MB).
  */
 const TRANSACTION_XML_BYTES = 256 * 1024;
 /** More `<channel>` elements than any real guide has: the staging map stays bounded. */
 const MAX_CHANNELS = 500_000;
 
 /**
- * Refreshes one source: a conditional download, one streaming parse straight
+ * Refreshes one source, claimed by this instance for a refresh that started at
+ * `attempt` (epoch ms): a conditional download, one streaming parse straight
  * into a new generation of rows, and a switch to it only once the whole
  * document was read. On any failure the new rows are dropped and the last good
  * generation stays, with the status marked `stale` (docs/guide.md "Refresh").
@@ -34,15 +41,11 @@ const MAX_CHANNELS = 500_000;
 export async function importSource(
   deps: ImportDeps,
   source: GuideSource,
+  attempt: number,
 ): Promise<SourceStatusRow> {
   const { data } = deps;
   const prev = data.status(source.id);
-  const attempt = Date.now();
-  const failed = (error: string): SourceStatusRow => {
-    const s = { ...prev, lastAttempt: attempt, stale: prev.generation !== null, error };
-    data.writeStatus(s);
-    return s;
-  };
+  const failed = (error: string) => data.recordFailure(source.id, attempt, error);
   const dl = await downloadGuide(
     deps.egress,
     {
@@ -58,21 +61,17 @@ export async function importSource(
   );
   if (!dl.ok) return failed(dl.error);
   if (dl.notModified) {
-    const s = {
-      ...prev,
-      lastAttempt: attempt,
-      lastSuccess: attempt,
-      stale: false,
-      error: null,
-      metadata: { ...prev.metadata, not_modified: true },
-    };
-    data.writeStatus(s);
-    return s;
+    const s = await data.recordNotModified(source.id, attempt, {
+      ...prev.metadata,
+      not_modified: true,
+    });
+    return s ?? data.status(source.id);
   }
 
   const generation = Math.max(attempt, (prev.generation ?? 0) + 1);
   const channels = new Map<string, GuideChannelRecord>();
-  let programmes = 0;
+  const writer = await data.openProgrammeWriter(source.id, generation);
+  let insert: ((p: ProgrammeRecord) => void) | undefined;
   const reader = createXmltvReader(source.timezone, {
     channel(c) {
       if (channels.size >= MAX_CHANNELS && !channels.has(c.id))
@@ -80,18 +79,19 @@ export async function importSource(
       channels.set(c.id, c);
     },
     programme(p) {
-      programmes += data.insertProgramme(source.id, generation, p);
+      insert!(p);
     },
   });
   // Decompressed pieces wait here (at most ~256 KiB) and are parsed together in
-  // one transaction: each programme goes to SQLite as soon as it is read.
+  // one write: each programme goes to the database as soon as it is read.
   let pending: (Buffer | undefined)[] = [];
   let pendingBytes = 0;
   const parsePending = () => {
     const pieces = pending;
     pending = [];
     pendingBytes = 0;
-    data.importing(() => {
+    return writer.write((put) => {
+      insert = put;
       for (let i = 0; i < pieces.length; i++) {
         const piece = pieces[i];
         pieces[i] = undefined;
@@ -104,19 +104,25 @@ export async function importSource(
     for await (const chunk of dl.xml) {
       pending.push(chunk);
       pendingBytes += chunk.length;
-      if (pendingBytes >= TRANSACTION_XML_BYTES) parsePending();
+      if (pendingBytes >= TRANSACTION_XML_BYTES) await parsePending();
     }
-    parsePending();
-    summary = data.importing(() => reader.close());
+    await parsePending();
+    summary = await writer.write((put) => {
+      insert = put;
+      return reader.close();
+    });
   } catch (err) {
-    void data.purgeOld(source.id, generation + 1, prev.generation);
+    await writer.close();
+    void data.dropGeneration(source.id, generation);
     return failed(describe(err));
   }
+  await writer.close();
+  const programmes = writer.stored;
   if (channels.size === 0 && programmes === 0) {
-    void data.purgeOld(source.id, generation + 1, prev.generation);
+    void data.dropGeneration(source.id, generation);
     return failed("the document holds no channel and no programme");
   }
-  const status: SourceStatusRow = {
+  const switched = await data.switchGeneration([...channels.values()], {
     sourceId: source.id,
     lastAttempt: attempt,
     lastSuccess: Date.now(),
@@ -135,10 +141,16 @@ export async function importSource(
       skipped_elements: summary.skipped,
       not_modified: false,
     },
-  };
-  data.commit([...channels.values()], status);
+  });
+  if (switched === undefined) {
+    // Another instance switched to a newer generation while this one was read.
+    void data.dropGeneration(source.id, generation);
+    return data.status(source.id);
+  }
+  // Older generations, including a refresh of another instance still being
+  // written below this one: its switch can no longer succeed.
   void data.purgeOld(source.id, generation);
-  return status;
+  return switched;
 }
 
 function describe(err: unknown): string {
