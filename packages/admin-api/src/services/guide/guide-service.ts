@@ -9,10 +9,12 @@ import type { GuideRepository } from "../../storage/guide/repository.js";
 import { type ChannelMatch, type ChannelMatcher, createChannelMatcher } from "./channel-matcher.js";
 import { type GuideRef, renderEpg } from "./epg-writer.js";
 import { openGuideData, type ProgrammeRow, type SourceStatusRow } from "./guide-data.js";
+import { createGuideRefresher } from "./guide-refresher.js";
 import { createLogoCache } from "./logo-cache.js";
 import { logoCandidates } from "./logo-candidates.js";
-import { importSource } from "./source-import.js";
 import { type GuideSource, openGuideSourceStore } from "./source-store.js";
+
+export type { RefreshOutcome } from "./guide-refresher.js";
 
 export interface GuideServiceDeps {
   readonly config: GatewayConfig;
@@ -24,16 +26,6 @@ export interface GuideServiceDeps {
   readonly userAgent: string;
   readonly log: Logger;
 }
-
-export interface RefreshOutcome {
-  readonly ok: boolean;
-  readonly statuses: readonly SourceStatusRow[];
-}
-
-/**
- * Node timers hold at most 2^31-1 ms (~24.8 days); a longer interval would fire at once.
- */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The programme guide of the full build: sources, refresh (scheduled, on
@@ -55,113 +47,20 @@ export async function createGuideService(deps: GuideServiceDeps) {
     egress: deps.egress,
     userAgent: deps.userAgent,
   });
-  const limits = {
-    maxDownloadBytes: config.guide.max_download_bytes,
-    maxXmlBytes: config.guide.max_xml_bytes,
-  };
-  const intervalMs = Math.min(config.guide.refresh_interval_min * 60_000, MAX_TIMER_MS);
-  /**
-   * How much earlier than a whole interval a scheduled refresh may claim a
-   * source again: timers of the instances drift by milliseconds, and a source
-   * must not skip an interval because its last claim was a few ms late.
-   */
-  const claimToleranceMs = Math.min(intervalMs / 10, 60_000);
-  let inflight: { manual: boolean; run: Promise<RefreshOutcome> } | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const shutdown = new AbortController();
-
+  const refresher = createGuideRefresher({
+    sources,
+    data,
+    egress: deps.egress,
+    limits: {
+      maxDownloadBytes: config.guide.max_download_bytes,
+      maxXmlBytes: config.guide.max_xml_bytes,
+    },
+    userAgent: deps.userAgent,
+    intervalMs: config.guide.refresh_interval_min * 60_000,
+    log,
+  });
   const enabled = () => sources.list().filter((s) => s.enabled);
-
-  async function refreshSource(source: GuideSource, attempt: number): Promise<SourceStatusRow> {
-    const status = await importSource(
-      { egress: deps.egress, data, limits, userAgent: deps.userAgent, signal: shutdown.signal },
-      source,
-      attempt,
-    ).catch((err: unknown) => {
-      log.error({ err, source: source.id }, "guide refresh failed unexpectedly");
-      return data.recordFailure(source.id, attempt, "internal error");
-    });
-    log.info(
-      {
-        source: source.id,
-        ok: status.error === null,
-        error: status.error,
-        channels: status.channelCount,
-        programmes: status.programmeCount,
-        dur_ms: Date.now() - attempt,
-      },
-      "guide source refreshed",
-    );
-    return status;
-  }
-
-  /**
-   * Refreshes sources one after the other: each parse is CPU-bound and the
-   * machine's memory stays bounded by one document's pieces. `scheduled`: only
-   * the sources this instance claims because their last attempt (by any
-   * instance sharing the database) is an interval old — all claimed at once,
-   * at the tick's instant, so the next tick finds them due again; otherwise
-   * every enabled source, each claimed unconditionally when it starts.
-   */
-  async function runRefresh(scheduled: boolean): Promise<RefreshOutcome> {
-    const statuses: SourceStatusRow[] = [];
-    const tick = Date.now();
-    const claimed: GuideSource[] = [];
-    for (const source of enabled()) {
-      if (!scheduled) claimed.push(source);
-      else if (await data.claim(source.id, tick, tick - intervalMs + claimToleranceMs))
-        claimed.push(source);
-    }
-    for (const source of claimed) {
-      if (shutdown.signal.aborted) break;
-      let attempt = tick;
-      if (!scheduled) {
-        attempt = Date.now();
-        await data.claim(source.id, attempt, null);
-      }
-      const status = await refreshSource(source, attempt);
-      // Removed while it was being read: its rows must not outlive it.
-      if (sources.get(source.id) === undefined) {
-        await data.forget(source.id);
-        void data.purgeOld(source.id, Date.now());
-        continue;
-      }
-      statuses.push(status);
-    }
-    return { ok: statuses.every((s) => s.error === null), statuses };
-  }
-
-  /**
-   * Refreshes every enabled source; concurrent callers share the run in
-   * progress. A request during a scheduled run (which may cover only some
-   * sources) waits for it, then runs its own.
-   */
-  function refresh(): Promise<RefreshOutcome> {
-    if (inflight?.manual) return inflight.run;
-    const before = inflight?.run.catch(() => undefined);
-    const run = (async () => {
-      await before;
-      return runRefresh(false);
-    })().finally(() => {
-      if (inflight?.run === run) inflight = undefined;
-    });
-    inflight = { manual: true, run };
-    return run;
-  }
-
-  /** The schedule's turn: the due sources this instance claims; skipped while a refresh runs. */
-  function scheduledRefresh(): void {
-    if (inflight !== undefined) return;
-    const run = runRefresh(true)
-      .catch((err: unknown) => {
-        log.error({ err }, "scheduled guide refresh failed");
-        return { ok: false, statuses: [] };
-      })
-      .finally(() => {
-        if (inflight?.run === run) inflight = undefined;
-      });
-    inflight = { manual: false, run };
-  }
+  const refresh = refresher.refresh;
 
   // Matching is rebuilt only when the switched generations of the enabled
   // sources or the catalog changed; epg.xml, the matches listing and logos
@@ -288,33 +187,11 @@ export async function createGuideService(deps: GuideServiceDeps) {
       logoCandidates(ch, byChannel.get(ch.id), config.guide.logo_repositories),
     logos,
     /**
-     * Starts the schedule: a first turn at once (sources whose last attempt is
-     * older than the interval, or that never ran), then one per interval. With
-     * several instances on one database each turn refreshes only the sources
-     * it claims (docs/guide.md "Refresh"), so one instance refreshes a source
-     * per interval.
+     * Starts the refresh schedule (docs/guide.md "Refresh"): a first turn at
+     * once, then one per `guide.refresh_interval_min`.
      */
-    async start(): Promise<void> {
-      const leftovers = await data.sourcesWithProgrammes();
-      if (shutdown.signal.aborted) return;
-      for (const id of leftovers) {
-        // Leftovers of crashes, superseded refreshes or removed sources. A
-        // source's rows at or above its current generation may be a refresh
-        // another instance is writing now: only the next switch deletes them.
-        const current = data.status(id).generation;
-        if (sources.get(id) === undefined) void data.purgeOld(id, Date.now());
-        else if (current !== null) void data.purgeOld(id, current);
-      }
-      scheduledRefresh();
-      timer = setInterval(scheduledRefresh, intervalMs);
-      timer.unref();
-    },
-    async close() {
-      if (timer !== undefined) clearInterval(timer);
-      shutdown.abort();
-      await inflight?.run.catch(() => undefined);
-      data.close();
-    },
+    start: () => refresher.start(),
+    close: () => refresher.close(),
   };
 }
 
