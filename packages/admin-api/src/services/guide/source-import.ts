@@ -70,7 +70,6 @@ export async function importSource(
 
   const generation = Math.max(attempt, (prev.generation ?? 0) + 1);
   const channels = new Map<string, GuideChannelRecord>();
-  const writer = await data.openProgrammeWriter(source.id, generation);
   let insert: ((p: ProgrammeRecord) => void) | undefined;
   const reader = createXmltvReader(source.timezone, {
     channel(c) {
@@ -99,7 +98,10 @@ export async function importSource(
       }
     });
   };
-  let summary: { metadata: Record<string, string>; skipped: number };
+  let summary: { metadata: Record<string, string>; skipped: number } | undefined;
+  let error: unknown;
+  // Held until closed (on PostgreSQL a connection): closed whatever happens.
+  const writer = await data.openProgrammeWriter(source.id, generation);
   try {
     for await (const chunk of dl.xml) {
       pending.push(chunk);
@@ -112,11 +114,14 @@ export async function importSource(
       return reader.close();
     });
   } catch (err) {
+    error = err;
+  } finally {
     await writer.close();
-    void data.dropGeneration(source.id, generation);
-    return failed(describe(err));
   }
-  await writer.close();
+  if (summary === undefined) {
+    void data.dropGeneration(source.id, generation);
+    return failed(describe(error));
+  }
   const programmes = writer.stored;
   if (channels.size === 0 && programmes === 0) {
     void data.dropGeneration(source.id, generation);

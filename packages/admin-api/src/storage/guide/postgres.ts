@@ -192,14 +192,19 @@ export function createPgGuideRepository(db: PgStateDb): GuideRepository {
           });
           for (let i = 0; i < ids.length; i += INSERT_BATCH_ROWS) {
             const end = i + INSERT_BATCH_ROWS;
-            const r = await conn.query(INSERT_PROGRAMMES, [
-              sourceId,
-              generation,
-              ids.slice(i, end),
-              starts.slice(i, end),
-              stops.slice(i, end),
-              bodies.slice(i, end),
-            ]);
+            const r = await conn.query({
+              // Named: parsed and planned once per connection.
+              name: "svc_guide_insert_programmes",
+              text: INSERT_PROGRAMMES,
+              values: [
+                sourceId,
+                generation,
+                ids.slice(i, end),
+                starts.slice(i, end),
+                stops.slice(i, end),
+                bodies.slice(i, end),
+              ],
+            });
             stored += r.rowCount ?? 0;
           }
           return value;
@@ -306,6 +311,7 @@ export function createPgGuideRepository(db: PgStateDb): GuideRepository {
       const out = new Map<string, ProgrammeRow[]>();
       if (xmltvIds.length === 0) return out;
       const r = await pool.query<[string, string, string | null, string]>({
+        name: "svc_guide_select_programmes",
         text: SELECT_PROGRAMMES,
         values: [sourceId, generation, [...new Set(xmltvIds)]],
         rowMode: "array",
