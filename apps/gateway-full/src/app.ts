@@ -11,10 +11,10 @@ import {
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
-import type { GatewayConfig } from "@svc/core/config";
+import { assertClusterIdentity, type GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
-import { createBaseApp, createHealthRoutes } from "@svc/core/http";
+import { type AdvertisedUrl, createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import {
   createDashLocalIngress,
@@ -47,10 +47,21 @@ export interface ComposeFullOptions {
 
 /** The full gateway: the shared core plus everything that needs the state database. */
 export async function composeFull(
-  { config, log }: { config: GatewayConfig; log: Logger },
+  {
+    config,
+    log,
+  }: {
+    config: GatewayConfig;
+    log: Logger;
+    /** `server.advertise_url` after listen (the boot sequence passes it; embedders may not). */
+    advertised?: AdvertisedUrl;
+  },
   options: ComposeFullOptions = {},
 ): Promise<ComposedGateway> {
-  // First: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
+  // Contract "Cluster mode": a cluster instance is handed its identity, never generates one;
+  // refused (exit 2) before data_dir or the database is touched.
+  assertClusterIdentity(config);
+  // Then: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
   if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
   const info = readBuildInfo();
   const keys = resolveSigningKeys(config);

@@ -1,8 +1,14 @@
 import type { Hono } from "hono";
 import type { BuildInfo } from "./cli/build-info.js";
+import { isClusterMode } from "./config/cluster-identity.js";
 import type { Environment } from "./config/environment.js";
 import { type GatewayConfig, loadConfigFile } from "./config/load.js";
 import { ConfigError, formatProblem } from "./config/problems.js";
+import {
+  type AdvertisedUrl,
+  createAdvertisedUrl,
+  isWildcardListenUrl,
+} from "./http/advertise-url.js";
 import type { RunningServer } from "./http/server.js";
 import { startServer } from "./http/server.js";
 import { readTlsFiles } from "./http/tls-files.js";
@@ -45,6 +51,8 @@ export interface BootOptions {
     config: GatewayConfig;
     env: Environment;
     log: Logger;
+    /** `server.advertise_url`, resolved once the listeners are up (contract "Cluster mode"). */
+    advertised: AdvertisedUrl;
   }) => Promise<ComposedGateway> | ComposedGateway;
 }
 
@@ -71,10 +79,12 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     { summary: { version: info.version, commit: info.commit, node: process.version } },
     `${info.name} ${options.build} ${info.version} (commit ${info.commit}, node ${process.version})`,
   );
+  let advertised: AdvertisedUrl;
   try {
     config = loadConfigFile(options.configPath, env);
     tls = readTlsFiles(config);
-    composed = await options.compose({ config, env, log });
+    advertised = createAdvertisedUrl(config.server.advertise_url);
+    composed = await options.compose({ config, env, log, advertised });
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const p of err.problems) process.stderr.write(`${formatProblem(p)}\n`);
@@ -95,7 +105,10 @@ export async function bootGateway(options: BootOptions): Promise<void> {
       `tls_listen ${config.server.tls_listen}: not started, TLS is turned off in the runtime settings (tls_enabled; PUT /v1/admin/settings, then restart)`,
     );
   const urls = servers.map((x) => x.url);
+  // The plain listener: the TLS one is a split listener for players (contract "Config file").
+  advertised.resolve(urls[0]!);
   logStartupSummary(log, config, urls, await composed.facts?.());
+  if (isClusterMode(config)) logAdvertised(log, advertised);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -153,4 +166,18 @@ function logStartupSummary(
     `engines: native (HLS proxy, DASH packager), ${ffmpeg}`,
   );
   log.info({ summary: { channels: facts.channels } }, `channels: ${facts.channels}`);
+}
+
+/**
+ * Cluster mode: the URL the other instances are told to use, and a warning when it is a
+ * wildcard listener's own address (`0.0.0.0`, `::`), which no other machine can dial.
+ */
+function logAdvertised(log: Logger, advertised: AdvertisedUrl): void {
+  const url = advertised.url();
+  log.info({ summary: { advertise_url: url } }, `advertise url: ${url}`);
+  if (advertised.configured === "" && isWildcardListenUrl(url))
+    log.warn(
+      { summary: { advertise_url: url } },
+      `advertise url ${url}: the listener binds every address, so other instances cannot reach this one by it; set server.advertise_url`,
+    );
 }

@@ -9,6 +9,8 @@ export interface PlaybackGrant {
   /** Channel ids this grant covers; null means every channel. */
   readonly channels: ReadonlySet<string> | null;
   readonly claims: SessionClaims | undefined;
+  /** No credential was needed (`play_require_auth: false`): what it reaches is anyone's. */
+  readonly open: boolean;
 }
 
 export interface PlaybackAuthorizer {
@@ -24,7 +26,12 @@ export interface PlaybackAuthorizer {
   ): Promise<PlaybackGrant>;
 }
 
-const OPEN: PlaybackGrant = Object.freeze({ token: undefined, channels: null, claims: undefined });
+const OPEN: PlaybackGrant = Object.freeze({
+  token: undefined,
+  channels: null,
+  claims: undefined,
+  open: true,
+});
 
 /** Verified tokens remembered at most (oldest dropped first); each until its own `exp`. */
 const VERIFIED_CACHE_ENTRIES = 10_000;
@@ -99,7 +106,12 @@ export function createPlaybackAuthorizer(deps: {
           : account.role === "admin" || account.channelIds.length === 0
             ? null
             : account.channelIds;
-      return { token, channels: restriction === null ? null : new Set(restriction), claims };
+      return {
+        token,
+        channels: restriction === null ? null : new Set(restriction),
+        claims,
+        open: false,
+      };
     },
   };
 }

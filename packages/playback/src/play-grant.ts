@@ -10,6 +10,13 @@ export interface PlayGrant {
   readonly pathPrefix: string;
   /** Percent-encoded query without `?` carried into generated URLs (`token=…`), or "". */
   readonly urlQuery: string;
+  /**
+   * True when no credential was needed to get here (`/v1/play` with `play_require_auth:
+   * false`): immutable media may then be kept by shared caches (`public`). Absent or false
+   * (a token, a playback key): `private`, so a cache in front never hands bytes that need a
+   * credential to a request without one (docs/playback.md "Cache-Control").
+   */
+  readonly open?: boolean;
 }
 
 /**
@@ -30,6 +37,7 @@ export function jwtPlayGrant(authorizer: PlaybackAuthorizer): ResolveGrant {
       channels: g.channels,
       pathPrefix: "/v1/play",
       urlQuery: g.token === undefined ? "" : `token=${encodeURIComponent(g.token)}`,
+      open: g.open,
     };
   };
 }

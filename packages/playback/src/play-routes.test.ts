@@ -6,10 +6,11 @@ import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgress } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import { createBaseApp, type RunningServer, startServer } from "@svc/core/http";
+import { type AppEnv, createBaseApp, type RunningServer, startServer } from "@svc/core/http";
 import { createLogger } from "@svc/core/log";
+import type { Context } from "hono";
 import { createPlayRoutes } from "./play-routes.js";
-import { createPlaybackRuntime } from "./playback-runtime.js";
+import { createPlaybackRuntime, type PlayRequest } from "./playback-runtime.js";
 
 // The second mount of the play routes (spec "/p/{token}/play/…") through the
 // ResolveGrant seam, on a real server and a loopback origin, as the admin
@@ -106,5 +107,92 @@ describe("play routes mounted under a path credential", () => {
     const scope = await fetch(`${gateway.url}/p/${KEY}/play/ch2/index.m3u8`);
     assert.equal(scope.status, 403);
     assert.equal(((await scope.json()) as { error: { code: string } }).error.code, "forbidden");
+  });
+});
+
+// Which requests may shared caches keep (docs/playback.md "Cache-Control"): decided once per
+// request by the play routes and handed to the local ingress as `sharedCache`.
+describe("play routes: sharedCache of a request", () => {
+  let gateway: RunningServer;
+  const seen: Record<string, boolean | undefined> = {};
+  const egress = createEgress({
+    allowedHosts: ["127.0.0.1"],
+    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
+  });
+
+  before(async () => {
+    const dash = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      title: id,
+      ingress: "dash",
+      source_url: "http://127.0.0.1:9/live.mpd",
+      ...extra,
+    });
+    const config = parseConfig(
+      JSON.stringify({
+        server: { data_dir: "" },
+        auth: {
+          token_private_key: "unused",
+          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
+        },
+        channels: [dash("free"), dash("limited", { max_viewers: 5 })],
+      }),
+      readEnvironment({}),
+    );
+    // The local ingress records what the routes decided and answers 204.
+    const record = (c: Context<AppEnv>, req: PlayRequest) => {
+      seen[`${c.req.path}`] = req.sharedCache;
+      return c.body(null, 204);
+    };
+    const runtime = createPlaybackRuntime({
+      config,
+      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
+      egress,
+      build: "full",
+      signingKey: Buffer.from("route-test-key"),
+      publicBaseUrl: () => "",
+      localIngress: {
+        index: async (c, req) => record(c, req),
+        live: async (c, req) => record(c, req),
+      },
+    });
+    const app = createBaseApp({
+      build: "full",
+      config,
+      log: createLogger({ level: "silent", build: "full" }),
+    });
+    const grant = (open: boolean | undefined) => async () => ({
+      channels: null,
+      pathPrefix: "",
+      urlQuery: open === false ? "token=t" : "",
+      ...(open === undefined ? {} : { open }),
+    });
+    app.route("/open", createPlayRoutes(runtime, { resolveGrant: grant(true) }));
+    app.route("/token", createPlayRoutes(runtime, { resolveGrant: grant(false) }));
+    app.route("/key", createPlayRoutes(runtime, { resolveGrant: grant(undefined) }));
+    gateway = await startServer(app, "127.0.0.1:0");
+  });
+  after(async () => {
+    await gateway.close(100);
+    await egress.close();
+  });
+
+  it("is true only for an open grant on a channel without a viewer limit", async () => {
+    for (const mount of ["open", "token", "key"]) {
+      const r = await fetch(`${gateway.url}/${mount}/free/live/v0-1.m4s?g=abc`);
+      assert.equal(r.status, 204);
+    }
+    // A limited channel's media needs a lease: mint one through index.m3u8 first.
+    const minted = await fetch(`${gateway.url}/open/limited/index.m3u8`, { redirect: "manual" });
+    assert.equal(minted.status, 307);
+    const viewer = new URL(minted.headers.get("location")!).searchParams.get("viewer");
+    const r = await fetch(`${gateway.url}/open/limited/live/v0-1.m4s?g=abc&viewer=${viewer}`);
+    assert.equal(r.status, 204);
+    assert.deepEqual(seen, {
+      "/open/free/live/v0-1.m4s": true,
+      "/token/free/live/v0-1.m4s": false,
+      "/key/free/live/v0-1.m4s": false,
+      "/open/limited/live/v0-1.m4s": false,
+    });
   });
 });

@@ -79,6 +79,9 @@ export function createPlayRoutes(
       channel,
       prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
       query: query === "" ? "" : `&${query}`,
+      // A viewer-limited channel's URLs are per viewer (`viewer=`), and every media request
+      // must reach the gateway to renew its lease: never offered to shared caches.
+      sharedCache: grant.open === true && channel.max_viewers === null,
       park: () => {
         const release = rt.parking.enter(client);
         if (release !== undefined) return release;

@@ -21,6 +21,11 @@ export interface PlayRequest {
   /** "" or `&…`: the credential query and the viewer lease, appended to generated URLs. */
   readonly query: string;
   /**
+   * Shared caches may keep this request's immutable media (`Cache-Control: public`): it
+   * needed no credential and carries no per-viewer lease (see `mediaCacheControl`).
+   */
+  readonly sharedCache?: boolean;
+  /**
    * Takes one of the client's places for a request about to wait (a start wait, an LL-HLS
    * blocking reload, a preload-hinted part) and returns its release; throws 429
    * `too_many_requests` when the client has `MAX_PARKED_PER_CLIENT` (32) waiting already.

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, type GatewayConfig } from "@svc/core/config";
+import { assertClusterIdentity, ConfigError, type GatewayConfig } from "@svc/core/config";
 
 /**
  * The HMAC key of `u/` URLs and viewer leases (contract `security.signing_key`):
@@ -12,6 +12,8 @@ import { ConfigError, type GatewayConfig } from "@svc/core/config";
 export function resolveUrlSigningKey(config: GatewayConfig, build: "full" | "lite"): Buffer {
   if (config.security.signing_key !== "") return Buffer.from(config.security.signing_key, "utf8");
   if (build === "lite") return randomBytes(32);
+  // Never per instance in cluster mode (contract "Cluster mode").
+  assertClusterIdentity(config);
   const dir = join(config.server.data_dir, "auth");
   const path = join(dir, "signing.key");
   try {

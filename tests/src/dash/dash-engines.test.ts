@@ -67,11 +67,14 @@ describe("encrypted live DASH (ClearKey cenc) through the native engine of the f
       [new URL(tagUris(master, "EXT-X-MEDIA")[0]!, `${gw.url}/v1/play/enc/`).href, 1, "mp4a"],
     ] as const) {
       const media = await (await fetch(playlistUrl)).text();
-      const init = Buffer.from(
-        await (await fetch(new URL(tagUris(media, "EXT-X-MAP")[0]!, playlistUrl))).arrayBuffer(),
-      );
+      const initAnswer = await fetch(new URL(tagUris(media, "EXT-X-MAP")[0]!, playlistUrl));
+      assert.equal(initAnswer.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      const init = Buffer.from(await initAnswer.arrayBuffer());
       const segUrl = new URL(uriLines(media).at(-1)!, playlistUrl);
-      const seg = Buffer.from(await (await fetch(segUrl)).arrayBuffer());
+      const segAnswer = await fetch(segUrl);
+      // Open play, a URL pinned to its generation: public and immutable (docs/playback.md "Cache-Control").
+      assert.equal(segAnswer.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      const seg = Buffer.from(await segAnswer.arrayBuffer());
       assert.equal(init.includes("encv") || init.includes("enca") || init.includes("sinf"), false);
       assert.equal(seg.includes("senc"), false);
       const probed = probeMp4([init, seg]);
@@ -86,6 +89,29 @@ describe("encrypted live DASH (ClearKey cenc) through the native engine of the f
           .map((f) => mdatHash(readFileSync(join(src.dir, f)))),
       );
       assert.ok(clear.has(mdatHash(seg)), `${segUrl.pathname}: no clear source segment matches`);
+    }
+  });
+
+  it("keeps media behind a playback key private, and playlists no-cache", async () => {
+    const created = await requestJson(`${gw.url}/v1/admin/access-tokens`, {
+      token: admin,
+      body: { name: "cache", note: "", channel_ids: ["enc"], expires_in_sec: 0 },
+    });
+    assert.equal(created.status, 201, created.text);
+    const base = `${gw.url}/p/${created.body.token}/play/enc/`;
+    const master = await fetch(`${base}index.m3u8`);
+    assert.equal(master.status, 200);
+    assert.equal(master.headers.get("cache-control"), "no-cache");
+    const playlistUrl = uriLines(await master.text())[0]!;
+    const media = await fetch(playlistUrl);
+    assert.equal(media.headers.get("cache-control"), "no-cache");
+    const text = await media.text();
+    for (const uri of [tagUris(text, "EXT-X-MAP")[0]!, uriLines(text).at(-1)!]) {
+      const r = await fetch(new URL(uri, playlistUrl));
+      assert.equal(r.status, 200);
+      // The key is the credential: its revocation and access log must see every request.
+      assert.equal(r.headers.get("cache-control"), "private, max-age=31536000, immutable");
+      await r.arrayBuffer();
     }
   });
 
@@ -158,7 +184,15 @@ describe("ffmpeg compatibility engine through the full binary", () => {
     assert.match(seg, /^r0-0-\d+\.m4s\?g=/);
     const media = await fetch(`${gw.url}/v1/play/list/live/${seg}`);
     assert.equal(media.status, 200);
-    assert.equal(media.headers.get("cache-control"), "private, max-age=31536000, immutable");
+    // Open play: public, so nginx or a CDN in front may share it (docs/playback.md "Cache-Control").
+    assert.equal(media.headers.get("cache-control"), "public, max-age=31536000, immutable");
+    assert.equal(
+      (await fetch(`${gw.url}/v1/play/list/live/${seg.replace(/\?.*/, "")}`)).headers.get(
+        "cache-control",
+      ),
+      "no-cache",
+      "without g a name is not pinned to a generation",
+    );
   });
 
   it("keeps a channel forced to the native engine on it, failing with the reason", async () => {

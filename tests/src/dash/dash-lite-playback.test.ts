@@ -7,6 +7,7 @@ import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-s
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
 import { playWithFfmpeg, probeMp4, tagUris, uriLines } from "../harness/media-probe.js";
+import { hasNginx, startNginxFront } from "../harness/nginx-front.js";
 import { authSection, VIEWER_PASSWORD } from "../harness/users.js";
 
 /** Fetches a URL the gateway wrote; returns status, headers and the body bytes. */
@@ -170,6 +171,8 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
         .map((l) => /URI="([^"]+)"/.exec(l)![1]!);
       const part = await get(url(independent.at(-1)!, base));
       assert.equal(part.status, 200);
+      // The URL needs the viewer's token: no shared cache may hand it to anyone else.
+      assert.equal(part.headers.get("cache-control"), "private, max-age=31536000, immutable");
       assert.ok(probeMp4([init.bytes, part.bytes]).frames > 0);
     }
   });
@@ -180,6 +183,7 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     const h = hint(first.text);
     const r = await get(`${base}v0.m3u8?token=${token}&_HLS_msn=${h.msn}&_HLS_part=${h.part}`);
     assert.equal(r.status, 200);
+    assert.equal(r.headers.get("cache-control"), "no-cache");
     // RFC 8216bis 6.2.5.2: the answer holds segment msn with part `part`, or a later one.
     const listed = tagUris(r.text, "EXT-X-PART").map((u) => {
       const m = /-(\d+)\.(\d+)\.m4s/.exec(u)!;
@@ -198,6 +202,7 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     const h = hint(pl.text);
     const hinted = await get(url(h.uri, base).replace("?", `?token=${token}&`));
     assert.equal(hinted.status, 200);
+    assert.equal(hinted.headers.get("cache-control"), "private, max-age=31536000, immutable");
     // A CMAF chunk: [styp|prft] moof mdat.
     const head = Buffer.from(hinted.bytes.subarray(4, 8)).toString("latin1");
     assert.ok(["styp", "prft", "moof"].includes(head), head);
@@ -206,6 +211,8 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     // Streamed while written, it is byte for byte the part the playlist then lists.
     const listed = await get(`${base}a0-${h.msn}.${h.part}.m4s?token=${token}`);
     assert.equal(listed.status, 200);
+    // Without `g` the name is not pinned to a generation: not immutable.
+    assert.equal(listed.headers.get("cache-control"), "no-cache");
     assert.deepEqual(Buffer.from(hinted.bytes), Buffer.from(listed.bytes));
     const ahead = await requestJson(`${base}a0-${h.msn + 1}.3.m4s?token=${token}`);
     assert.equal(ahead.status, 503);
@@ -247,12 +254,38 @@ describe("DASH channel through the lite binary (native engine, LL-HLS)", () => {
     assert.equal(to.searchParams.get("g"), g);
     assert.equal(to.searchParams.get("token"), token);
     assert.equal(to.searchParams.get("_HLS_msn"), String(msn));
+    assert.equal(moved.headers.get("cache-control"), "no-cache");
     const seg = await get(`${base}v0-${msn}.m4s?g=old1&token=${token}`);
     assert.equal(seg.status, 307);
+    assert.equal(seg.headers.get("cache-control"), "no-cache");
     const goneSeg = await requestJson(`${base}v0-${msn + 500}.m4s?g=old1&token=${token}`);
     assert.equal(goneSeg.status, 410);
     assert.equal(goneSeg.headers.get("retry-after"), "2");
     assert.equal(goneSeg.body.error.code, "not_found");
+  });
+
+  it("behind nginx (deploy/nginx-svc-cluster.conf) a segment that needs a token is never stored", {
+    skip: hasNginx() ? false : "nginx missing",
+  }, async () => {
+    const nginx = await startNginxFront([gw.url]);
+    try {
+      const live = `${nginx.url}/v1/play/d1/live/`;
+      const pl = await get(`${live}v0.m3u8?token=${token}`);
+      assert.equal(pl.status, 200);
+      const seg = url(uriLines(pl.text).at(-1)!, live);
+      for (let i = 0; i < 2; i++) {
+        const r = await get(seg);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get("cache-control"), "private, max-age=31536000, immutable");
+        assert.equal(r.headers.get("x-cache-status"), "MISS");
+      }
+      // Without the token nginx has nothing to hand out: the gateway answers 401.
+      const bare = new URL(seg);
+      bare.searchParams.delete("token");
+      assert.equal((await get(bare.href)).status, 401);
+    } finally {
+      await nginx.stop();
+    }
   });
 
   it("sends the channel's headers and user agent to the origin", () => {

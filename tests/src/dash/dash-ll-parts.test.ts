@@ -7,6 +7,7 @@ import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-s
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { tagUris, uriLines } from "../harness/media-probe.js";
+import { hasNginx, startNginxFront } from "../harness/nginx-front.js";
 import { until } from "../harness/until.js";
 import { authSection } from "../harness/users.js";
 
@@ -147,6 +148,8 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
     for (const p of own) {
       const r = await fetch(new URL(p.uri, base()));
       assert.equal(r.status, 200);
+      // Open play (no credential): a cache in front may keep one copy for every viewer.
+      assert.equal(r.headers.get("cache-control"), "public, max-age=31536000, immutable");
       bodies.push(Buffer.from(await r.arrayBuffer()));
     }
     assert.deepEqual(bodies.map(moofCount), [10, 10, 5]);
@@ -184,9 +187,55 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
       `${msn}.${index} missing:\n${text}`,
     );
     assert.ok(Date.now() - started < 5_000);
+    assert.equal(r.headers.get("cache-control"), "no-cache");
     const hinted = await fetch(new URL(hintUri, base()));
     assert.equal(hinted.status, 200);
+    assert.equal(hinted.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.ok(moofCount(Buffer.from(await hinted.arrayBuffer())) >= 1);
+  });
+
+  it("behind nginx (deploy/nginx-svc-cluster.conf) each part and segment is fetched once, playlists never stored", {
+    skip: hasNginx() ? false : "nginx missing",
+  }, async () => {
+    const nginx = await startNginxFront([gw.url]);
+    try {
+      const live = `${nginx.url}/v1/play/d1/live/`;
+      const first = await fetch(`${live}v0.m3u8`);
+      assert.equal(first.status, 200);
+      const text = await first.text();
+      assert.equal(first.headers.get("x-cache-status"), null, "playlists bypass the cache");
+      const part = partsOf(text).at(-1)!;
+      const segment = uriLines(text).at(-1)!;
+      for (const uri of [part.uri, segment]) {
+        const a = await fetch(new URL(uri, live));
+        const b = await fetch(new URL(uri, live));
+        assert.equal(a.status, 200);
+        assert.equal(a.headers.get("cache-control"), "public, max-age=31536000, immutable");
+        assert.equal(a.headers.get("x-cache-status"), "MISS", uri);
+        assert.equal(b.headers.get("x-cache-status"), "HIT", uri);
+        assert.deepEqual(Buffer.from(await b.arrayBuffer()), Buffer.from(await a.arrayBuffer()));
+      }
+      // Without g the gateway says no-cache, and nginx keeps nothing.
+      const bare = new URL(segment, live);
+      bare.search = "";
+      for (let i = 0; i < 2; i++) {
+        const r = await fetch(bare);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get("x-cache-status"), "MISS");
+        await r.arrayBuffer();
+      }
+      // A blocking reload passes through (proxy_read_timeout above the gateway's 15 s).
+      const hint = /-(\d+)\.(\d+)\.m4s/.exec(tagUris(text, "EXT-X-PRELOAD-HINT")[0]!)!;
+      const blocked = await fetch(`${live}v0.m3u8?_HLS_msn=${hint[1]}&_HLS_part=${hint[2]}`);
+      assert.equal(blocked.status, 200);
+      assert.ok(
+        partsOf(await blocked.text()).some(
+          (p) => p.msn === Number(hint[1]) && p.index === Number(hint[2]),
+        ),
+      );
+    } finally {
+      await nginx.stop();
+    }
   });
 
   it("hls.js (lowLatencyMode) plays it without a load timeout", {

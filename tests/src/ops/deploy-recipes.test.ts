@@ -100,6 +100,56 @@ describe("docs/deploy.md recipes", () => {
     }
   });
 
+  it("nginx -t accepts the cluster front (with a throwaway certificate), shown verbatim in the doc", {
+    skip: has("nginx") && has("openssl") ? false : "nginx or openssl missing",
+  }, () => {
+    const site = read("deploy/nginx-svc-cluster.conf");
+    assert.ok(
+      deployDoc.includes(`\`\`\`nginx\n${site}\`\`\``),
+      "the doc shows the site file verbatim",
+    );
+    const dir = tempDir("svc-nginx-cluster-");
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ed25519",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=tv.example.org",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
+      writeFileSync(
+        join(dir, "site.conf"),
+        site
+          .replace("/etc/letsencrypt/live/tv.example.org/fullchain.pem", join(dir, "cert.pem"))
+          .replace("/etc/letsencrypt/live/tv.example.org/privkey.pem", join(dir, "key.pem"))
+          .replace("/var/cache/nginx/svc-gateway", join(dir, "cache")),
+      );
+      writeFileSync(
+        join(dir, "nginx.conf"),
+        `pid ${dir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/site.conf;\n}\n`,
+      );
+      const r = spawnSync("nginx", ["-t", "-p", dir, "-c", join(dir, "nginx.conf")], {
+        encoding: "utf8",
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, /syntax is ok/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("compose.yaml runs the full build with a named /data volume and the image's SVC_CONFIG", () => {
     const compose = parse(read("compose.yaml"));
     const gateway = compose.services.gateway;

@@ -109,6 +109,9 @@ describe("HLS playback: fan-in, open playback, disconnects and playlist policy",
     for (const a of answers) {
       assert.equal(a.status, 200);
       assert.equal(a.headers.get("content-length"), String(expected.length));
+      // A proxied u/ segment is never offered to caches, not even on open play and not
+      // even though the origin said max-age=60 (docs/playback.md "Cache-Control").
+      assert.equal(a.headers.get("cache-control"), "no-store, no-cache, must-revalidate");
       assert.ok(a.bytes.equals(expected));
     }
     // The origin holds its answer 400 ms, so all 20 overlap one fetch; 2 allows a straggler.

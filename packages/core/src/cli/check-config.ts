@@ -1,6 +1,7 @@
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSigningKeys } from "../auth/signing-keys.js";
+import { clusterIdentityProblems, isClusterMode } from "../config/cluster-identity.js";
 import type { Environment } from "../config/environment.js";
 import { type GatewayConfig, loadConfigFile } from "../config/load.js";
 import { ConfigError, type ConfigProblem } from "../config/problems.js";
@@ -37,6 +38,8 @@ export function checkConfig(path: string, env: Environment, build: "full" | "lit
       problems.push(...err.problems);
     }
   };
+  // Contract "Cluster mode" (full build only: the lite build has no database).
+  if (build === "full") problems.push(...clusterIdentityProblems(config));
   const dirProblems = dataDirProblems(config, build);
   const generatedKey =
     config.auth.token_private_key === "" && config.auth.token_private_key_file === "";
@@ -79,7 +82,8 @@ function dataDirProblems(config: GatewayConfig, build: "full" | "lite"): ConfigP
     if (code === "ENOENT") return [];
     return [{ path: "server.data_dir", message: `${dir} is not writable (${code ?? "error"})` }];
   }
-  if (build !== "full" || config.security.signing_key !== "") return [];
+  // A cluster instance never reads a generated key (its missing key is named above).
+  if (build !== "full" || config.security.signing_key !== "" || isClusterMode(config)) return [];
   const keyFile = join(dir, "auth", "signing.key");
   try {
     if (readFileSync(keyFile, "utf8").trim().length < 32)

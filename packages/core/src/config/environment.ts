@@ -9,6 +9,8 @@ export interface Environment {
   readonly tokenPrivateKey: string | undefined;
   /** `SVC_TOKEN_PRIVATE_KEY_FILE`: key file path, overriding `auth.token_private_key_file`. */
   readonly tokenPrivateKeyFile: string | undefined;
+  /** `SVC_DATABASE_URL`: overrides `server.database_url` (keeps the password out of the file). */
+  readonly databaseUrl: string | undefined;
   /** `SVC_PLAY_OPEN=1`: same switch as `security.play_require_auth: false`. */
   readonly playOpen: boolean;
   /** `SVC_LOG_LEVEL`: pino level (default `info`). */
@@ -22,6 +24,7 @@ export const ENVIRONMENT_VARIABLES: readonly (readonly [name: string, effect: st
   ["SVC_CONFIG", "config file path when --config is not given"],
   ["SVC_TOKEN_PRIVATE_KEY", "inline Ed25519 PEM, overriding auth.token_private_key"],
   ["SVC_TOKEN_PRIVATE_KEY_FILE", "key file path, overriding auth.token_private_key_file"],
+  ["SVC_DATABASE_URL", "full build: overrides server.database_url (PostgreSQL, cluster mode)"],
   ["SVC_PLAY_OPEN", "1: same as security.play_require_auth: false"],
   ["SVC_LOG_LEVEL", "fatal, error, warn, info (default), debug, trace or silent"],
   ["SVC_LOG_FORMAT", "json or pretty (default: pretty on a terminal, JSON lines otherwise)"],
@@ -33,6 +36,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     configPath: nonEmpty(env.SVC_CONFIG),
     tokenPrivateKey: nonEmpty(env.SVC_TOKEN_PRIVATE_KEY),
     tokenPrivateKeyFile: nonEmpty(env.SVC_TOKEN_PRIVATE_KEY_FILE),
+    databaseUrl: nonEmpty(env.SVC_DATABASE_URL),
     playOpen: env.SVC_PLAY_OPEN === "1",
     logLevel: nonEmpty(env.SVC_LOG_LEVEL) ?? "info",
     logFormat: nonEmpty(env.SVC_LOG_FORMAT),

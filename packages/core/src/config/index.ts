@@ -1,4 +1,9 @@
 export { channelFields, checkChannelSource, httpUrl, mediaKeysSchema } from "./channel-schema.js";
+export {
+  assertClusterIdentity,
+  clusterIdentityProblems,
+  isClusterMode,
+} from "./cluster-identity.js";
 export { ENVIRONMENT_VARIABLES, type Environment, readEnvironment } from "./environment.js";
 export { configDirectory, type GatewayConfig, loadConfigFile, parseConfig } from "./load.js";
 export { ConfigError, type ConfigProblem, formatProblem, problemsFromIssues } from "./problems.js";

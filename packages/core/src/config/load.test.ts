@@ -90,6 +90,19 @@ describe("parseConfig", () => {
       "media.keys.00: KID must be 32 hex digits",
     ],
     ["yaml syntax", "auth: [\n", "YAML error"],
+    ...[
+      "gw-1:8080",
+      "ftp://gw-1/",
+      "http://gw-1:8080/?x=1",
+      "http://gw-1:8080/#top",
+      "http://gw-1:8080?",
+      "http://user:secret@gw-1:8080",
+      "/relative",
+    ].map((url): [string, string, string] => [
+      `advertise_url ${url}`,
+      `${minimal}server: {advertise_url: "${url}"}\n`,
+      "server.advertise_url: must be an absolute http(s) URL without user, query or fragment",
+    ]),
   ];
   for (const [name, text, expected] of cases) {
     it(`reports ${name}`, () => {
@@ -102,6 +115,30 @@ describe("parseConfig", () => {
       );
     });
   }
+
+  it("accepts an advertise_url with a port and path prefix, defaulting to empty", () => {
+    assert.equal(parseConfig(minimal, env).server.advertise_url, "");
+    for (const url of ["http://10.0.0.5:8080", "https://gw-1.internal/tv/", "http://[fd00::5]:80"])
+      assert.equal(
+        parseConfig(`${minimal}server: {advertise_url: "${url}"}\n`, env).server.advertise_url,
+        url,
+      );
+  });
+
+  it("takes server.database_url from SVC_DATABASE_URL over the file, never echoing it", () => {
+    assert.equal(parseConfig(minimal, env).server.database_url, "");
+    const url = "postgres://gw:pw-from-env@127.0.0.1:5432/gw";
+    const c = parseConfig(
+      `${minimal}server: {database_url: "postgres://gw@127.0.0.1/file"}\n`,
+      readEnvironment({ SVC_DATABASE_URL: url }),
+    );
+    assert.equal(c.server.database_url, url);
+    // A wrong type is named by its key only: the value (a password) stays out of the line.
+    const got = problems(`${minimal}server: {database_url: ["postgres://gw:pw-in-file@h/db"]}\n`);
+    assert.equal(got.length, 1, JSON.stringify(got));
+    assert.match(got[0]!, /^server\.database_url: /);
+    assert.equal(got[0]!.includes("pw-in-file"), false);
+  });
 
   it("reports every problem, not only the first", () => {
     const got = problems("auth:\n  users:\n    - {username: a, role: admin, extra: 1}\nbogus: 1\n");

@@ -73,6 +73,7 @@ function applyEnvironment(file: ConfigFile, env: Environment): void {
   if (env.tokenPrivateKey !== undefined) file.auth.token_private_key = env.tokenPrivateKey;
   if (env.tokenPrivateKeyFile !== undefined)
     file.auth.token_private_key_file = env.tokenPrivateKeyFile;
+  if (env.databaseUrl !== undefined) file.server.database_url = env.databaseUrl;
   if (env.playOpen) file.security.play_require_auth = false;
 }
 

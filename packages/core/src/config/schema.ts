@@ -17,6 +17,32 @@ export function parseListen(s: string): { host: string; port: number } | undefin
   return { host: (m[1] ?? m[2])!, port };
 }
 
+const ADVERTISE_URL_MESSAGE = "must be an absolute http(s) URL without user, query or fragment";
+
+/**
+ * `server.advertise_url`: how the other instances reach this one. It is handed to them
+ * (through the shared database) and paths are joined to it, so it names only a scheme,
+ * host, port and optional path prefix: no credentials (they would sit in the database),
+ * no query or fragment (a joined path would land inside them).
+ */
+const advertiseUrl = v.pipe(
+  v.string(),
+  v.check((s) => {
+    if (s.includes("?") || s.includes("#")) return false;
+    try {
+      const u = new URL(s);
+      return (
+        (u.protocol === "http:" || u.protocol === "https:") &&
+        u.hostname !== "" &&
+        u.username === "" &&
+        u.password === ""
+      );
+    } catch {
+      return false;
+    }
+  }, ADVERTISE_URL_MESSAGE),
+);
+
 /** Shortest accepted `security.signing_key`: 256 bits, the HMAC-SHA256 output size. */
 export const SIGNING_KEY_MIN_BYTES = 32;
 
@@ -61,6 +87,10 @@ export const configSchema = v.strictObject({
     tls_cert_file: v.optional(v.string(), ""),
     tls_key_file: v.optional(v.string(), ""),
     public_base_url: v.optional(v.union([v.literal(""), httpUrl("must be an http(s) URL")]), ""),
+    // Contract "Cluster mode": a shared PostgreSQL; "" keeps the embedded SQLite. Never
+    // echoed in a problem line (it may hold a password).
+    database_url: v.optional(v.string(), ""),
+    advertise_url: v.optional(v.union([v.literal(""), advertiseUrl], ADVERTISE_URL_MESSAGE), ""),
   }),
   auth: section({
     users: v.pipe(v.array(userSchema), v.minLength(1, "at least one user is required")),

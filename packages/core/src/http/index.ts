@@ -1,3 +1,9 @@
+export {
+  type AdvertisedUrl,
+  createAdvertisedUrl,
+  isWildcardListenUrl,
+  resolveAdvertiseUrl,
+} from "./advertise-url.js";
 export { clientAddress, isLoopbackAddress, rateLimitSubject } from "./client-address.js";
 export { createBaseApp } from "./create-app.js";
 export { errorResponse } from "./error-handler.js";

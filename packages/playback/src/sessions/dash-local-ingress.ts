@@ -13,12 +13,10 @@ import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
+import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 
-/** Spec "Playback" 2: immutable media. */
-const IMMUTABLE = "private, max-age=31536000, immutable";
-const PLAYLIST_CACHE = "no-cache";
 /** How long a play request waits for a starting session's first publication. */
 const START_WAIT_MS = 30_000;
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
@@ -72,7 +70,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     count(session, Buffer.byteLength(body));
     return c.body(body, 200, {
       "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE,
+      "Cache-Control": PLAYLIST_CACHE_CONTROL,
     });
   }
 
@@ -105,28 +103,30 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
           .join("");
         return c.body(null, 307, {
           Location: `${req.prefix}live/${file}?g=${pub.generation}${req.query}${keep}`,
-          "Cache-Control": PLAYLIST_CACHE,
+          "Cache-Control": PLAYLIST_CACHE_CONTROL,
         });
       }
       throw gone();
     }
     if (!window) throw new GatewayError("not_found", "no such rendition");
+    // Immutable only under the generation it was published in (see mediaCacheControl).
+    const cacheControl = mediaCacheControl(req, g !== null);
     switch (lf.kind) {
       case "playlist":
         return playlist(c, req, session, window, url.searchParams, signal);
       case "map": {
         const bytes = window.maps.get(lf.index);
         if (!bytes) throw new GatewayError("not_found", "no such initialization section");
-        return media(c, session, window, bytes);
+        return media(c, session, window, bytes, cacheControl);
       }
       case "segment": {
         const f = window.segmentFile(lf.msn);
-        if (f.kind === "bytes") return media(c, session, window, f.bytes);
+        if (f.kind === "bytes") return media(c, session, window, f.bytes, cacheControl);
         if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
         throw new GatewayError("not_found", "segment left the window");
       }
       case "part":
-        return part(c, req, session, window, lf.msn, lf.part, signal);
+        return part(c, req, session, window, lf.msn, lf.part, signal, cacheControl);
     }
   }
 
@@ -191,7 +191,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     count(session, Buffer.byteLength(body));
     return c.body(body, 200, {
       "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE,
+      "Cache-Control": PLAYLIST_CACHE_CONTROL,
     });
   }
 
@@ -203,6 +203,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     msn: number,
     index: number,
     signal: AbortSignal,
+    cacheControl: string,
   ): Promise<Response> {
     let f = window.partFile(msn, index);
     if (f.kind === "future" && window.isHinted(msn, index)) {
@@ -216,7 +217,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
           session.packager?.publication?.windows.get(window.name) === window
         ) {
           if (window.growingPart(msn, index) !== undefined)
-            return streamPart(c, session, window, msn, index, deadline, signal);
+            return streamPart(c, session, window, msn, index, deadline, signal, cacheControl);
           const left = deadline - Date.now();
           if (left <= 0 || signal.aborted) break;
           release ??= req.park?.();
@@ -227,7 +228,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         release?.();
       }
     }
-    if (f.kind === "bytes") return media(c, session, window, f.bytes);
+    if (f.kind === "bytes") return media(c, session, window, f.bytes, cacheControl);
     if (f.kind === "future") throw new GatewayError("unavailable", "part not ready yet");
     throw new GatewayError("not_found", "part left the window");
   }
@@ -241,6 +242,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     index: number,
     deadline: number,
     signal: AbortSignal,
+    cacheControl: string,
   ): Response {
     let sent = 0;
     const send = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Buffer) => {
@@ -277,9 +279,10 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         }
       },
     });
+    // The bytes that will be complete are the part's: the same header as a finished part.
     return c.body(stream, 200, {
       "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
-      "Cache-Control": IMMUTABLE,
+      "Cache-Control": cacheControl,
     });
   }
 
@@ -288,6 +291,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     session: RuntimeSession,
     window: RenditionWindow,
     bytes: Buffer,
+    cacheControl: string,
   ): Response {
     count(session, bytes.length);
     return c.body(
@@ -295,7 +299,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       200,
       {
         "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
-        "Cache-Control": IMMUTABLE,
+        "Cache-Control": cacheControl,
       },
     );
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
@@ -76,8 +77,11 @@ export interface SessionManager {
 export function createSessionManager(o: SessionManagerOptions): SessionManager {
   const sessions = new Map<string, RuntimeSession>();
   const log = o.log ?? (() => undefined);
-  // Generation ids: unique across restarts of the process too (they travel in URLs).
+  // Generation ids travel in URLs that caches keep as immutable (docs/sessions.md): unique
+  // across restarts (a clock start) and across cluster instances (a random suffix per
+  // process: two instances started in the same millisecond still differ).
   let generationCounter = Date.now();
+  const instanceSuffix = randomBytes(4).readUInt32BE(0).toString(36).padStart(7, "0");
   const keysOf = (id: string) => channelKeyTable(o.config, o.catalog.get(id));
   const transforms = o.transforms ?? decryptingTransforms(keysOf);
   const native: PackagerFactory = (ctx) =>
@@ -105,7 +109,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
   const deps = {
     engines,
     timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
-    nextGeneration: () => (generationCounter++).toString(36),
+    nextGeneration: () => `${(generationCounter++).toString(36)}${instanceSuffix}`,
     sourceUrl: (c: Channel) => resolveChannelSource(c, o.catalog),
     headers: channelRequestHeaders,
     log,

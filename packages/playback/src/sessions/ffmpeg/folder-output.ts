@@ -3,6 +3,7 @@ import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlayRequest } from "../../playback-runtime.js";
+import { mediaCacheControl } from "../media-cache-control.js";
 import type { Packager } from "../packager.js";
 import { PLAYLIST_NAME } from "./ffmpeg-args.js";
 import { serveSessionFile } from "./serve-session-file.js";
@@ -37,6 +38,12 @@ export async function serveFolderFile(
     uriPrefix: where === "index" ? "live/" : "",
   });
   if (!r.ok) throw new GatewayError(r.code, r.message);
+  // Media of a session folder: immutable under its generation (the caller answered 410 for
+  // another one), public or private by the request (see mediaCacheControl).
+  if (!file.toLowerCase().endsWith(".m3u8")) {
+    const pinned = new URL(c.req.url).searchParams.get("g") !== null;
+    r.headers["cache-control"] = mediaCacheControl(req, pinned);
+  }
   const bytes = Number(r.headers["content-length"] ?? 0);
   const body =
     typeof r.body === "string"
