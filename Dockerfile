@@ -41,7 +41,7 @@ RUN mkdir /prod \
       mkdir -p "/prod/$d" && cp "$d/package.json" "/prod/$d/" \
       && if [ -d "$d/dist" ]; then cp -r "$d/dist" "/prod/$d/"; fi; \
     done \
- && cp -r packages/admin-api/drizzle /prod/packages/admin-api/ \
+ && cp -r packages/admin-api/drizzle packages/admin-api/drizzle-pg /prod/packages/admin-api/ \
  && find /prod -name '*.tsbuildinfo' -delete -o -name '*.test.js*' -delete \
  && rm -rf /prod/tests/dist \
  && cd /prod && pnpm install --prod --offline --frozen-lockfile

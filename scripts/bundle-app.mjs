@@ -9,6 +9,10 @@
 import { build } from "esbuild";
 
 const NATIVE_ADDONS = ["better-sqlite3", "bcrypt", "fs-native-extensions"];
+// `pg` (the PostgreSQL driver of `server.database_url`) is pure JavaScript and bundled;
+// its optional libpq binding is only loaded on `pg.native`, which the gateway never uses,
+// and is not installed: left as a run-time require.
+const OPTIONAL_NATIVE = ["pg-native"];
 
 await build({
   entryPoints: ["src/main.ts"],
@@ -17,7 +21,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: NATIVE_ADDONS,
+  external: [...NATIVE_ADDONS, ...OPTIONAL_NATIVE],
   sourcemap: true,
   // Bundled CommonJS dependencies call `require` for Node built-ins; an ES module has none.
   banner: {

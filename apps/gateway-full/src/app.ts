@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
+import { channelLeasesFor } from "@svc/admin-api/cluster";
 import { createConsoleRoutes } from "@svc/admin-api/console";
 import { buildOpenApiDocument } from "@svc/admin-api/openapi";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
@@ -14,8 +15,14 @@ import type { ComposedGateway } from "@svc/core/boot";
 import { assertClusterIdentity, type GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
-import { type AdvertisedUrl, createBaseApp, createHealthRoutes } from "@svc/core/http";
+import {
+  type AdvertisedUrl,
+  createAdvertisedUrl,
+  createBaseApp,
+  createHealthRoutes,
+} from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
 import {
   createDashLocalIngress,
   createSessionManager,
@@ -50,6 +57,7 @@ export async function composeFull(
   {
     config,
     log,
+    advertised,
   }: {
     config: GatewayConfig;
     log: Logger;
@@ -77,6 +85,7 @@ export async function composeFull(
   // database-backed catalog first).
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
   let sessions: SessionManager | undefined;
+  let cluster: PackagingCluster | undefined;
   // One egress for the process: playback and the admin probes share its guard and pool.
   const egress = egressFromConfig(config, { routing: true });
   const state = await openAdminState({
@@ -90,7 +99,7 @@ export async function composeFull(
     playbackStats: () => playbackStats(),
     sessions: {
       list: () => sessions?.list() ?? [],
-      warmup: (id) => sessions!.warmup(id),
+      warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
       stop: (id) => sessions!.stop(id),
     },
   });
@@ -106,22 +115,48 @@ export async function composeFull(
   const ffmpeg = await prepareFfmpegEngine(config, egress.routes);
   if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
     log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
+  const signingKey = resolveUrlSigningKey(config, "full");
+  // Cluster mode (PostgreSQL): one packager per DASH channel across the instances, the
+  // others' channels served from their owner (docs/cluster.md). The advertised URL is
+  // known once the listener is up; no lease is claimed before.
+  const self = advertised ?? createAdvertisedUrl(config.server.advertise_url);
+  const selfUrl = () => {
+    try {
+      return self.url();
+    } catch {
+      return "";
+    }
+  };
+  if (state.storage.kind === "postgres")
+    cluster = createPackagingCluster({
+      store: channelLeasesFor(state.storage),
+      catalog: ctx.channels,
+      signingKey,
+      selfUrl,
+      sessions: () => manager,
+      build: "full",
+      withCors: config.security.cors_origins.length > 0,
+      stats: () => playback.stats,
+      log: (event, fields) => log.info(fields, event),
+    });
   const manager = createSessionManager({
     config,
     catalog: ctx.channels,
     egress,
     ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
     log: (event, fields) => log.info(fields, event),
+    ...(cluster === undefined ? {} : { ownership: cluster.ownership }),
   });
   sessions = manager;
+  const dashIngress = createDashLocalIngress({ sessions: manager, stats: () => playback.stats });
   const playback = createPlaybackRuntime({
     config,
     catalog: ctx.channels,
     egress,
     build: "full",
-    signingKey: resolveUrlSigningKey(config, "full"),
+    signingKey,
     publicBaseUrl,
-    localIngress: createDashLocalIngress({ sessions: manager, stats: () => playback.stats }),
+    localIngress: cluster === undefined ? dashIngress : cluster.ingress(dashIngress),
     // The stored egress document, not the config file: API and console changes apply live.
     playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
   });
@@ -161,7 +196,13 @@ export async function composeFull(
       guideUrl: (base) => (ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined),
     }),
   );
-  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  app.route(
+    "/v1/play",
+    createPlayRoutes(playback, {
+      resolveGrant: jwtPlayGrant(authorizer),
+      ...(cluster === undefined ? {} : { acceptForwarded: cluster.acceptForwarded }),
+    }),
+  );
   app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
   assertRoutesInTable(app);
   return {
@@ -172,13 +213,20 @@ export async function composeFull(
       channels: ctx.channels.list().length,
       ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
     }),
-    started: () => {
+    started: (urls) => {
       state.startGuide();
-      manager.startAutostart();
+      if (cluster === undefined) manager.startAutostart();
+      else {
+        // The boot sequence resolved its own already; an embedder's is resolved here.
+        if (advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
+        cluster.startAutostart();
+      }
     },
     shutdown: async () => {
       await state.stopGuide();
       await manager.close();
+      // After the sessions stopped: their leases go back at once for the others to take.
+      await cluster?.close();
       await ffmpeg.proxy.close();
       await egress.close();
     },

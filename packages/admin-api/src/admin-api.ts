@@ -98,18 +98,25 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const { config, log } = options;
   let storage: Storage;
   try {
-    storage = await openStorage(config);
+    storage = await openStorage(config, log);
   } catch (err) {
     // Reported like a config problem: one line naming the key, exit status 2, nothing started.
     const message = err instanceof Error ? err.message : String(err);
-    throw new ConfigError([{ path: "server.data_dir", message: `state database: ${message}` }]);
+    const path = config.server.database_url !== "" ? "server.database_url" : "server.data_dir";
+    throw new ConfigError([{ path, message: `state database: ${message}` }]);
   }
-  const repositories = createRepositories(storage);
   const db = storage.sqlite!;
   const imported = importConfigChannels(db, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
-  const tokens = createApiTokenStore(db);
-  const keys = createPlaybackKeyStore(db);
+  const repos = createRepositories(storage);
+  // The credential mirrors: the gate and the key gate read memory on every request;
+  // the feed reloads them when another instance writes (revocations included).
+  const accounts = await createAccountDirectory(config, repos.accounts);
+  storage.feed.watch("accounts", accounts.reload);
+  const tokens = await createApiTokenStore(repos.apiTokens);
+  storage.feed.watch("api_tokens", tokens.reload);
+  const keys = await createPlaybackKeyStore(repos.playbackKeys);
+  storage.feed.watch("playback_keys", keys.reload);
   const lost = (what: string) => (err: unknown, dropped: number) =>
     log.error({ err, dropped }, `${what}: batch write failed`);
   const settings = createSettingsStore(db, config);
@@ -124,7 +131,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   });
   const guide = await createGuideService({
     config,
-    repository: repositories.guide,
+    repository: repos.guide,
     feed: storage.feed,
     egress: options.egress,
     catalog: channels,
@@ -134,14 +141,14 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const ctx: AdminContext = {
     config,
     db,
-    accounts: createAccountDirectory(config, db),
+    accounts,
     sessionTokens: options.sessionTokens,
     limiter: options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(db, tokens, lost("API token audit")),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
     keys,
-    accessLog: createAccessLog(db, keys, {
+    accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,
       onError: lost("access log"),
     }),
@@ -162,15 +169,18 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     guide,
   };
   // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
-  const purge = () => {
+  const purge = async () => {
     const days = ctx.settings.current().accessLogRetentionDays;
-    const deleted = ctx.accessLog.purge(days);
+    const deleted = await ctx.accessLog.purge(days);
     if (deleted > 0) log.info({ deleted }, "access log retention purge");
-    const audit = ctx.usage.purge(days);
+    const audit = await ctx.usage.purge(days);
     if (audit > 0) log.info({ deleted: audit }, "API token audit retention purge");
   };
-  purge();
-  const timer = setInterval(purge, PURGE_INTERVAL_MS);
+  await purge();
+  const timer = setInterval(
+    () => void purge().catch((err: unknown) => log.error({ err }, "retention purge failed")),
+    PURGE_INTERVAL_MS,
+  );
   timer.unref();
   return {
     ctx,
@@ -181,8 +191,8 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     storage,
     async close() {
       clearInterval(timer);
-      ctx.usage.close();
-      ctx.accessLog.close();
+      await ctx.usage.close();
+      await ctx.accessLog.close();
       await storage.close();
     },
   };

@@ -38,13 +38,14 @@ export interface RuntimeSessionView {
  */
 export interface SessionControl {
   list(): readonly RuntimeSessionView[];
-  warmup(
-    channelId: string,
-  ):
-    | { readonly ok: true; readonly state: string }
-    | { readonly ok: false; readonly code: "not_found" | "conflict"; readonly message: string };
+  /** Cluster mode answers once the channel's lease was claimed (or found held elsewhere). */
+  warmup(channelId: string): WarmupAnswer | Promise<WarmupAnswer>;
   stop(channelId: string): Promise<boolean>;
 }
+
+export type WarmupAnswer =
+  | { readonly ok: true; readonly state: string }
+  | { readonly ok: false; readonly code: "not_found" | "conflict"; readonly message: string };
 
 /** Everything the admin routes use, built once at startup by the full app. */
 export interface AdminContext {

@@ -35,6 +35,9 @@ export type ErrorStatus =
   | 409
   | 410
   | 413
+  // 421 Misdirected Request: between instances only (cluster mode, a play request
+  // forwarded to an instance that no longer packages the channel); never to a player.
+  | 421
   | 422
   | 428
   | 429

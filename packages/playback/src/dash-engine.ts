@@ -20,6 +20,7 @@ export {
   createSessionManager,
   type SessionManager,
   type SessionManagerOptions,
+  type SessionOwnership,
   type WarmupResult,
 } from "./sessions/session-manager.js";
 export type { SessionState } from "./sessions/session-states.js";

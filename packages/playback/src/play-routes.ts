@@ -2,6 +2,7 @@ import { resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
 import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
 import { type Context, Hono } from "hono";
+import type { AcceptForwarded } from "./cluster/forwarded-request.js";
 import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
@@ -22,7 +23,14 @@ import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
  */
 export function createPlayRoutes(
   rt: PlaybackRuntime,
-  options: { resolveGrant: ResolveGrant },
+  options: {
+    resolveGrant: ResolveGrant;
+    /**
+     * Cluster mode, on the `/v1/play` mount: a request another instance forwarded (an
+     * instance token) is served as that instance admitted it.
+     */
+    acceptForwarded?: AcceptForwarded;
+  },
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { catalog, localIngress } = rt.options;
@@ -40,11 +48,42 @@ export function createPlayRoutes(
    * `viewer` is validated before it is written into any URL; on a channel without a
    * limit a well-formed value is ignored (and never copied).
    */
+  /** Takes one of `client`'s parked places (see `PlayRequest.park`). */
+  const parkFor = (client: string) => () => {
+    const release = rt.parking.enter(client);
+    if (release !== undefined) return release;
+    // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
+    throw new GatewayError(
+      "too_many_requests",
+      `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
+      { headers: { "Retry-After": "1" } },
+    );
+  };
+
   const admit = async (
     c: Context<AppEnv>,
     id: string,
     route: "index" | "media",
+    /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
+    resource?: string,
   ): Promise<{ request: PlayRequest; minted?: string }> => {
+    if (resource !== undefined && options.acceptForwarded !== undefined) {
+      const play = options.acceptForwarded(c, id, resource);
+      if (play !== undefined) {
+        const channel = catalog.get(id);
+        if (channel === undefined || channel.disabled)
+          throw new GatewayError("not_found", "channel not found");
+        const request: PlayRequest = {
+          channel,
+          prefix: play.prefix,
+          query: play.query,
+          sharedCache: play.sharedCache,
+          park: parkFor(play.client),
+          forwarded: true,
+        };
+        return { request };
+      }
+    }
     const grant = await options.resolveGrant(c, id);
     if (grant.channels !== null && !grant.channels.has(id)) {
       throw new GatewayError("forbidden", "channel not allowed for this credential");
@@ -74,7 +113,6 @@ export function createPlayRoutes(
     const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
       .filter((s) => s !== "")
       .join("&");
-    const client = clientAddress(c);
     const request: PlayRequest = {
       channel,
       prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
@@ -82,22 +120,13 @@ export function createPlayRoutes(
       // A viewer-limited channel's URLs are per viewer (`viewer=`), and every media request
       // must reach the gateway to renew its lease: never offered to shared caches.
       sharedCache: grant.open === true && channel.max_viewers === null,
-      park: () => {
-        const release = rt.parking.enter(client);
-        if (release !== undefined) return release;
-        // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
-        throw new GatewayError(
-          "too_many_requests",
-          `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
-          { headers: { "Retry-After": "1" } },
-        );
-      },
+      park: parkFor(clientAddress(c)),
     };
     return minted === undefined ? { request } : { request, minted };
   };
 
   const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
-    const { request: req, minted } = await admit(c, id, "index");
+    const { request: req, minted } = await admit(c, id, "index", "index.m3u8");
     if (minted !== undefined) {
       // Spec "Playback" 6: the first request mints a lease and is sent back with it.
       const u = new URL(c.req.url);
@@ -136,8 +165,8 @@ export function createPlayRoutes(
   app.get("/:id/index.m3u8", (c) => index(c, c.req.param("id")));
 
   app.get("/:id/live/:file", async (c) => {
-    const { request: req } = await admit(c, c.req.param("id"), "media");
     const file = c.req.param("file");
+    const { request: req } = await admit(c, c.req.param("id"), "media", `live/${file}`);
     // Spec "Playback" 2: the (decoded) file name may not contain path separators.
     if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
       throw new GatewayError("invalid_request", "invalid file name");

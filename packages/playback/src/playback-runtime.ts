@@ -31,6 +31,11 @@ export interface PlayRequest {
    * `too_many_requests` when the client has `MAX_PARKED_PER_CLIENT` (32) waiting already.
    */
   readonly park?: () => () => void;
+  /**
+   * Cluster mode: forwarded by another instance, which checked the credential and
+   * the viewer lease (an instance token stood for them); never forwarded again.
+   */
+  readonly forwarded?: true;
 }
 
 /**

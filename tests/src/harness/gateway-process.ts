@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { repoRoot } from "./paths.js";
+import { withTestStorage } from "./storage-mode.js";
 
 export type Build = "full" | "lite";
 
@@ -38,7 +39,8 @@ export function tempDir(prefix = "svc-"): string {
 /**
  * Writes `config` as YAML into a fresh temp dir (with `server.listen` on port 0
  * and `server.data_dir` inside the temp dir unless given) and starts the built
- * binary on it; resolves once it prints `listening on`.
+ * binary on it; resolves once it prints `listening on`. In the PostgreSQL pass
+ * the full binary runs on a database of the harness's server (`storage-mode.ts`).
  */
 export async function startGateway(
   build: Build,
@@ -58,10 +60,12 @@ export async function startGateway(
     ...(config.server as object | undefined),
   };
   const configPath = join(dir, "gateway.yaml");
-  writeFileSync(configPath, stringify({ ...config, server }));
+  // The PostgreSQL pass (SVC_TEST_STORAGE=postgres): a database for this dir, and the identity cluster mode needs.
+  const prepared = await withTestStorage(build, { ...config, server }, options.env ?? {}, dir);
+  writeFileSync(configPath, stringify(prepared.config));
   const argv = [...(options.nodeArgs ?? []), binaryPath(build), "--config", configPath];
   const proc = spawn(process.execPath, argv, {
-    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...options.env },
+    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...prepared.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   running.add(proc);

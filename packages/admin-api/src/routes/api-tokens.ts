@@ -48,8 +48,10 @@ export const apiTokenUpdateBody = v.strictObject({
 export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
-  app.get("/v1/admin/api-tokens", (c) => {
-    ctx.usage.flush();
+  app.get("/v1/admin/api-tokens", async (c) => {
+    // last_used_at: this instance's queued uses, then every instance's committed ones.
+    await ctx.usage.flush();
+    await ctx.tokens.refreshUsage();
     return c.json({
       tokens: ctx.tokens.list().map(renderApiToken),
       available_scopes: TOKEN_SCOPES,
@@ -61,7 +63,7 @@ export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
     const p = principalOf(c);
     const by = p.kind === "session" ? p.account.username : p.token.name;
     return c.json(
-      createApiToken(ctx.tokens, by, {
+      await createApiToken(ctx.tokens, by, {
         name: body.name,
         note: body.note,
         scopes: body.scopes,
@@ -80,23 +82,25 @@ export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
       if (ms > Date.now() + MAX_EXPIRY_SEC * 1000)
         throw new GatewayError("invalid_request", "expires_at: at most 10 years ahead");
     }
-    return c.json(updateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"), body));
+    return c.json(
+      await updateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"), body),
+    );
   });
 
-  app.post("/v1/admin/api-tokens/:id/rotate", (c) =>
-    c.json(rotateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match")), 201),
+  app.post("/v1/admin/api-tokens/:id/rotate", async (c) =>
+    c.json(await rotateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match")), 201),
   );
 
-  app.post("/v1/admin/api-tokens/:id/revoke", (c) =>
-    c.json(revokeApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"))),
+  app.post("/v1/admin/api-tokens/:id/revoke", async (c) =>
+    c.json(await revokeApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"))),
   );
 
-  app.delete("/v1/admin/api-tokens/:id", (c) => {
-    deleteApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"));
+  app.delete("/v1/admin/api-tokens/:id", async (c) => {
+    await deleteApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"));
     return c.body(null, 204);
   });
 
-  app.get("/v1/admin/api-token-logs", (c) => c.json({ logs: ctx.usage.recent() }));
+  app.get("/v1/admin/api-token-logs", async (c) => c.json({ logs: await ctx.usage.recent() }));
 
   return app;
 }

@@ -33,8 +33,8 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
     });
   });
 
-  app.post("/v1/admin/exports/m3u", (c) => {
-    const text = exportPlaylist(
+  app.post("/v1/admin/exports/m3u", async (c) => {
+    const text = await exportPlaylist(
       { channels: ctx.channels, keys: ctx.keys, guideActive: ctx.guideActive },
       requestBase(ctx, c),
     );

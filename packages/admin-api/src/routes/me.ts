@@ -49,7 +49,7 @@ export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
       });
     }
     const body = await readJsonBody(c, credentialsBody);
-    const account = await changeCredentials({ db: ctx.db, accounts: ctx.accounts }, p.account, {
+    const account = await changeCredentials({ accounts: ctx.accounts }, p.account, {
       currentPassword: body.current_password,
       username: body.username,
       newPassword: body.new_password,

@@ -34,14 +34,16 @@ const MAX_LIST = 1000;
 export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
-  app.get("/v1/admin/access-tokens", (c) => {
-    ctx.accessLog.flush();
+  app.get("/v1/admin/access-tokens", async (c) => {
+    // last_used_at: this instance's queued uses, then every instance's committed ones.
+    await ctx.accessLog.flush();
+    await ctx.keys.refreshUsage();
     return c.json({ access_tokens: ctx.keys.list().map(renderPlaybackKey) });
   });
 
   app.post("/v1/admin/access-tokens", async (c) => {
     const body = await readJsonBody(c, playbackKeyCreateBody);
-    const created = createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
+    const created = await createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
       name: body.name,
       note: body.note,
       channelIds: body.channel_ids,
@@ -50,15 +52,15 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
     return c.json(created, 201);
   });
 
-  app.post("/v1/admin/access-tokens/:id/revoke", (c) =>
-    c.json(revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+  app.post("/v1/admin/access-tokens/:id/revoke", async (c) =>
+    c.json(await revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
   );
 
-  app.delete("/v1/admin/access-tokens/:id", (c) =>
-    c.json(deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+  app.delete("/v1/admin/access-tokens/:id", async (c) =>
+    c.json(await deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
   );
 
-  app.get("/v1/admin/access-logs", (c) => {
+  app.get("/v1/admin/access-logs", async (c) => {
     const raw = c.req.query("limit");
     const limit = raw === undefined ? 100 : Number(raw);
     if (
@@ -71,11 +73,16 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
     }
     const tokenId = c.req.query("token_id");
     return c.json({
-      access_logs: ctx.accessLog.list({ limit, tokenId: tokenId === "" ? undefined : tokenId }),
+      access_logs: await ctx.accessLog.list({
+        limit,
+        tokenId: tokenId === "" ? undefined : tokenId,
+      }),
     });
   });
 
-  app.delete("/v1/admin/access-logs", (c) => c.json({ deleted: ctx.accessLog.clear() }));
+  app.delete("/v1/admin/access-logs", async (c) =>
+    c.json({ deleted: await ctx.accessLog.clear() }),
+  );
 
   return app;
 }

@@ -11,8 +11,8 @@ import type { AdminEnv } from "../env.js";
 export function createSessionRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
-  app.post("/v1/admin/channels/:id/warmup", (c) => {
-    const result = ctx.sessions.warmup(c.req.param("id"));
+  app.post("/v1/admin/channels/:id/warmup", async (c) => {
+    const result = await ctx.sessions.warmup(c.req.param("id"));
     if (!result.ok) throw new GatewayError(result.code, result.message);
     return c.json({ state: result.state }, 202);
   });

@@ -1,6 +1,17 @@
+import { postgresAccountsRepository } from "./accounts/postgres.js";
+import type { AccountsRepository } from "./accounts/repository.js";
+import { sqliteAccountsRepository } from "./accounts/sqlite.js";
+import { postgresApiTokensRepository } from "./api-tokens/postgres.js";
+import type { ApiTokensRepository } from "./api-tokens/repository.js";
+import { sqliteApiTokensRepository } from "./api-tokens/sqlite.js";
+import { channelLeasesFor } from "./channel-leases/for-storage.js";
+import type { ChannelLeaseRepository } from "./channel-leases/repository.js";
 import { createPgGuideRepository } from "./guide/postgres.js";
 import type { GuideRepository } from "./guide/repository.js";
 import { createSqliteGuideRepository } from "./guide/sqlite.js";
+import { postgresPlaybackKeysRepository } from "./playback-keys/postgres.js";
+import type { PlaybackKeysRepository } from "./playback-keys/repository.js";
+import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
 import type { Storage, StorageKind } from "./storage.js";
 
 /**
@@ -12,16 +23,28 @@ import type { Storage, StorageKind } from "./storage.js";
 export interface Repositories {
   /** Which database the repositories write to. */
   readonly kind: StorageKind;
+  /** Which instance packages each DASH channel (cluster mode). */
+  readonly channelLeases: ChannelLeaseRepository;
+  /** Credential overrides of the configured accounts. */
+  readonly accounts: AccountsRepository;
+  /** Admin API tokens and their audit log. */
+  readonly apiTokens: ApiTokensRepository;
+  /** Playback keys and their access log. */
+  readonly playbackKeys: PlaybackKeysRepository;
+  /** Guide sources, refresh states, guide channels and programme generations. */
   readonly guide: GuideRepository;
 }
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
+  const pg = storage.kind === "postgres" ? storage.pg! : undefined;
+  const sqlite = storage.kind === "sqlite" ? storage.sqlite! : undefined;
   return {
     kind: storage.kind,
-    guide:
-      storage.kind === "sqlite"
-        ? createSqliteGuideRepository(storage.sqlite!)
-        : createPgGuideRepository(storage.pg!),
+    accounts: pg ? postgresAccountsRepository(pg) : sqliteAccountsRepository(sqlite!),
+    apiTokens: pg ? postgresApiTokensRepository(pg) : sqliteApiTokensRepository(sqlite!),
+    playbackKeys: pg ? postgresPlaybackKeysRepository(pg) : sqlitePlaybackKeysRepository(sqlite!),
+    channelLeases: channelLeasesFor(storage),
+    guide: pg ? createPgGuideRepository(pg) : createSqliteGuideRepository(sqlite!),
   };
 }

@@ -1,7 +1,9 @@
 import type { GatewayConfig } from "@svc/core/config";
+import type { Logger } from "@svc/core/log";
 import { openStateDatabase, type StateDatabase, type StateDb } from "../db/client.js";
 import type { PgStateDb } from "../db/pg-client.js";
 import { type ChangeFeed, NO_CHANGE_FEED } from "./change-feed.js";
+import { openPostgresStorage } from "./postgres/open.js";
 
 /**
  * Which database holds the full build's state: the embedded SQLite file in
@@ -44,7 +46,12 @@ export function sqliteStorage(dataDir: string): Storage {
   };
 }
 
-/** Opens the state database the config names: SQLite in `data_dir` unless `database_url` is set. */
-export async function openStorage(config: GatewayConfig): Promise<Storage> {
+/**
+ * Opens the state database the config names: SQLite in `data_dir` unless
+ * `server.database_url` is set, then the shared PostgreSQL database.
+ */
+export async function openStorage(config: GatewayConfig, log?: Logger): Promise<Storage> {
+  if (config.server.database_url !== "")
+    return openPostgresStorage(config.server.database_url, log);
   return sqliteStorage(config.server.data_dir);
 }

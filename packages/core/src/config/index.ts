@@ -4,6 +4,7 @@ export {
   clusterIdentityProblems,
   isClusterMode,
 } from "./cluster-identity.js";
+export { isPostgresUrl, redactDatabaseUrl } from "./database-url.js";
 export { ENVIRONMENT_VARIABLES, type Environment, readEnvironment } from "./environment.js";
 export { configDirectory, type GatewayConfig, loadConfigFile, parseConfig } from "./load.js";
 export { ConfigError, type ConfigProblem, formatProblem, problemsFromIssues } from "./problems.js";

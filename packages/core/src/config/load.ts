@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { parseDocument } from "yaml";
 import { routingProblems } from "../egress/routing-validation.js";
 import { checkChannelSource } from "./channel-schema.js";
+import { isPostgresUrl } from "./database-url.js";
 import type { Environment } from "./environment.js";
 import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems.js";
 import { type ConfigFile, configSchema, SECTION_KEYS } from "./schema.js";
@@ -108,6 +109,15 @@ function crossFieldProblems(file: ConfigFile): ConfigProblem[] {
     });
   }
   const s = file.server;
+  // After the environment: SVC_DATABASE_URL is checked like the key it overrides.
+  // The message never repeats the value (it may hold the password).
+  if (s.database_url !== "" && !isPostgresUrl(s.database_url)) {
+    problems.push({
+      path: "server.database_url",
+      message:
+        "must be a postgres:// or postgresql:// URL (postgres://user:password@host:port/database)",
+    });
+  }
   if ((s.tls_cert_file === "") !== (s.tls_key_file === "")) {
     problems.push({
       path: "server.tls_cert_file",

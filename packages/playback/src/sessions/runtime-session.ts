@@ -43,7 +43,7 @@ export const DEFAULT_STALL_TIMINGS: StallTimings = {
 export interface SessionDeps {
   readonly engines: SessionEngines;
   readonly timings: StallTimings;
-  nextGeneration(): string;
+  nextGeneration(channelId: string): string;
   sourceUrl(channel: Channel): string | undefined;
   headers(channel: Channel): Record<string, string>;
   log(event: string, fields: Record<string, unknown>): void;
@@ -155,7 +155,7 @@ export class RuntimeSession {
   }
 
   private context(sourceUrl: string): PackagerContext {
-    const generation = this.deps.nextGeneration();
+    const generation = this.deps.nextGeneration(this.channel.id);
     const mine = () => this.packager?.generation === generation || this.state === "starting";
     return {
       channelId: this.channel.id,

@@ -36,6 +36,21 @@ export interface SessionManagerOptions {
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   /** Stall thresholds; defaults: stalled after 8 s without media, restarted after 45 s stalled. */
   readonly stallTimings?: StallTimings;
+  /**
+   * Cluster mode: a channel is packaged only while this instance holds its lease.
+   * Absent: the process packages every channel it is asked for (one instance).
+   */
+  readonly ownership?: SessionOwnership;
+}
+
+/** What the session manager asks of the packaging leases (cluster mode). */
+export interface SessionOwnership {
+  /** May this instance package the channel now? */
+  holds(channelId: string): boolean;
+  /** The held lease's generation: the first part of the channel's publication generations. */
+  generation(channelId: string): number | undefined;
+  /** The channel's session stopped: its lease is given up. */
+  release(channelId: string): void;
 }
 
 /** Answer of {@link SessionManager.warmup}, shaped for `POST …/warmup` (202 `{state}`). */
@@ -109,7 +124,13 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
   const deps = {
     engines,
     timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
-    nextGeneration: () => `${(generationCounter++).toString(36)}${instanceSuffix}`,
+    nextGeneration: (channelId: string) => {
+      const n = `${(generationCounter++).toString(36)}${instanceSuffix}`;
+      // Cluster mode: the lease generation first, so the generation says which
+      // acquisition of the channel published it (docs/cluster.md).
+      const lease = o.ownership?.generation(channelId);
+      return lease === undefined ? n : `${lease.toString(36)}-${n}`;
+    },
     sourceUrl: (c: Channel) => resolveChannelSource(c, o.catalog),
     headers: channelRequestHeaders,
     log,
@@ -128,6 +149,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     if (!s) return false;
     sessions.delete(id);
     await s.stop();
+    // A session started again meanwhile keeps the lease.
+    if (o.ownership !== undefined && !sessions.has(id)) o.ownership.release(id);
     return true;
   };
 
@@ -166,6 +189,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         return s;
       }
       if (!channel.on_demand) return undefined;
+      if (o.ownership !== undefined && !o.ownership.holds(channel.id)) return undefined;
       return start(channel, "on_demand");
     },
     get: (id) => sessions.get(id),
@@ -181,6 +205,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         s.touch();
         return { ok: true, state: s.state };
       }
+      if (o.ownership !== undefined && !o.ownership.holds(id))
+        return { ok: false, code: "conflict", message: "another instance packages this channel" };
       return {
         ok: true,
         state: start(channel, channel.autostart ? "always_on" : "on_demand").state,
@@ -194,8 +220,9 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     },
     startAutostart() {
       for (const c of o.catalog.list()) {
-        if (c.ingress === "dash" && c.autostart && !c.disabled && !sessions.has(c.id))
-          start(c, "always_on");
+        if (c.ingress === "dash" && c.autostart && !c.disabled && !sessions.has(c.id)) {
+          if (o.ownership === undefined || o.ownership.holds(c.id)) start(c, "always_on");
+        }
       }
     },
     async close() {

@@ -18,7 +18,8 @@ import type { StoredEgressDocument } from "../../services/egress/egress-document
  * the SQLite schema in `../schema/` (see there for what each holds), in
  * PostgreSQL's types: epoch milliseconds as `bigint`, flags as `boolean`,
  * JSON documents as `jsonb`. Plus `state_versions`, the change counter other
- * instances poll to refresh their in-memory mirrors.
+ * instances poll to refresh their in-memory mirrors, and `channel_leases`, the
+ * packaging leases of cluster mode.
  */
 
 /** Epoch milliseconds (or seconds): beyond int4, read back as a JS number. */
@@ -63,6 +64,22 @@ export const apiTokens = pgTable("api_tokens", {
   revokedAt: epoch("revoked_at"),
   revision: integer("revision").notNull().default(1),
   updatedAt: epoch("updated_at").notNull(),
+});
+
+/**
+ * PostgreSQL only: the packaging lease of each DASH channel (operator contract "Cluster
+ * mode": one instance packages a channel at a time). `owner_id` is the owning process
+ * (random per start), `owner_url` its `advertise_url`; `generation` grows with every
+ * acquisition; `expires_at` and `renewed_at` are epoch ms by the database's clock. A
+ * released lease keeps its row with `expires_at` 0, so the generation keeps counting.
+ */
+export const channelLeases = pgTable("channel_leases", {
+  channelId: text("channel_id").primaryKey(),
+  ownerId: text("owner_id").notNull(),
+  ownerUrl: text("owner_url").notNull(),
+  generation: bigint("generation", { mode: "number" }).notNull(),
+  expiresAt: epoch("expires_at").notNull(),
+  renewedAt: epoch("renewed_at").notNull(),
 });
 
 export const channels = pgTable(

@@ -1,7 +1,5 @@
 import { type Account, hashPassword, verifyPassword } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
-import type { StateDb } from "../../db/client.js";
-import { credentialOverrides } from "../../db/schema/index.js";
 import type { MutableAccountDirectory } from "./account-directory.js";
 
 export interface CredentialChange {
@@ -35,11 +33,13 @@ export function validateCredentialChange(change: CredentialChange): void {
 /**
  * `PUT /v1/me/credentials` rules: the current password must match (422), a
  * username held by another account is taken (409). The override row is
- * committed with `auth_revision + 1` before the directory changes, so every
- * session issued earlier stops verifying at once.
+ * committed with `auth_revision + 1` (a compare-and-set on the revision read
+ * here, so a concurrent change on another instance is a conflict, not lost)
+ * before the directory changes, so every session issued earlier stops
+ * verifying at once.
  */
 export async function changeCredentials(
-  deps: { db: StateDb; accounts: MutableAccountDirectory },
+  deps: { accounts: MutableAccountDirectory },
   account: Account,
   change: CredentialChange,
 ): Promise<Account> {
@@ -71,18 +71,10 @@ export async function changeCredentials(
     passwordHash,
     authRevision: latest.authRevision + 1,
   };
-  const row = {
-    configUsername: next.configUsername,
-    username: next.username,
-    passwordHash: next.passwordHash,
-    authRevision: next.authRevision,
-    updatedAt: Date.now(),
-  };
-  deps.db
-    .insert(credentialOverrides)
-    .values(row)
-    .onConflictDoUpdate({ target: credentialOverrides.configUsername, set: row })
-    .run();
-  deps.accounts.replace(next);
+  const outcome = await deps.accounts.commit(next, latest.authRevision);
+  if (outcome === "username_taken") throw new GatewayError("username_taken", "username is in use");
+  if (outcome === "conflict") {
+    throw new GatewayError("conflict", "credentials changed concurrently; log in again");
+  }
   return next;
 }

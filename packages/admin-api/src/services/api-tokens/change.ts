@@ -26,7 +26,7 @@ export interface ApiTokenUpdate {
 }
 
 /** `PUT /v1/admin/api-tokens/{id}`: `If-Match` required; a revoked token stays revoked. */
-export function updateApiToken(
+export async function updateApiToken(
   store: ApiTokenStore,
   id: string,
   ifMatch: string | undefined,
@@ -57,12 +57,16 @@ export function updateApiToken(
     revision: t.revision + 1,
     updatedAt: Date.now(),
   };
-  store.save(next);
+  await store.replace(next, t.revision);
   return { credential: renderApiToken(next) };
 }
 
 /** `POST …/rotate`: new secret, same id, name, scopes and expiry; the old secret stops at once. */
-export function rotateApiToken(store: ApiTokenStore, id: string, ifMatch: string | undefined) {
+export async function rotateApiToken(
+  store: ApiTokenStore,
+  id: string,
+  ifMatch: string | undefined,
+) {
   const t = existing(store, id);
   checkRevision(ifMatch, t.revision, { required: true });
   if (t.revokedAt !== null) throw new GatewayError("conflict", "a revoked token cannot be rotated");
@@ -74,26 +78,33 @@ export function rotateApiToken(store: ApiTokenStore, id: string, ifMatch: string
     revision: t.revision + 1,
     updatedAt: Date.now(),
   };
-  store.save(next);
+  await store.replace(next, t.revision);
   return issuedTokenResponse(plaintext, next);
 }
 
 /** `POST …/revoke`: permanent. */
-export function revokeApiToken(store: ApiTokenStore, id: string, ifMatch: string | undefined) {
+export async function revokeApiToken(
+  store: ApiTokenStore,
+  id: string,
+  ifMatch: string | undefined,
+) {
   const t = existing(store, id);
   checkRevision(ifMatch, t.revision, { required: true });
   const now = Date.now();
-  store.save({ ...t, revokedAt: t.revokedAt ?? now, revision: t.revision + 1, updatedAt: now });
+  await store.replace(
+    { ...t, revokedAt: t.revokedAt ?? now, revision: t.revision + 1, updatedAt: now },
+    t.revision,
+  );
   return { ok: true as const };
 }
 
 /** `DELETE`: the token stops working; audit records keep its id and prefix. */
-export function deleteApiToken(
+export async function deleteApiToken(
   store: ApiTokenStore,
   id: string,
   ifMatch: string | undefined,
-): void {
+): Promise<void> {
   const t = existing(store, id);
   checkRevision(ifMatch, t.revision, { required: true });
-  store.remove(id);
+  await store.remove(id, t.revision);
 }

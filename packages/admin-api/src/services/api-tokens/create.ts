@@ -23,7 +23,7 @@ export function issuedTokenResponse(plaintext: string, record: ApiTokenRecord) {
 }
 
 /** Creates a token; only its SHA-256 digest and display prefix are stored. */
-export function createApiToken(store: ApiTokenStore, createdBy: string, input: NewApiToken) {
+export async function createApiToken(store: ApiTokenStore, createdBy: string, input: NewApiToken) {
   const plaintext = newApiTokenPlaintext();
   const now = Date.now();
   const record: ApiTokenRecord = {
@@ -42,6 +42,6 @@ export function createApiToken(store: ApiTokenStore, createdBy: string, input: N
     revision: 1,
     updatedAt: now,
   };
-  store.save(record);
+  await store.insert(record);
   return issuedTokenResponse(plaintext, record);
 }

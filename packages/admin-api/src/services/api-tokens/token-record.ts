@@ -1,8 +1,8 @@
 import { isoSeconds } from "@svc/core/auth";
-import type { apiTokens } from "../../db/schema/index.js";
+import type { ApiTokenRow } from "../../storage/api-tokens/repository.js";
 
 /** An API token row as stored (digest, never plaintext). */
-export type ApiTokenRecord = typeof apiTokens.$inferSelect;
+export type ApiTokenRecord = ApiTokenRow;
 
 const iso = (ms: number | null) => (ms === null ? null : isoSeconds(new Date(ms)));
 

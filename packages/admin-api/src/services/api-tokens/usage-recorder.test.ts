@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { count } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { apiTokenAudit } from "../../db/schema/index.js";
+import { sqliteApiTokensRepository } from "../../storage/api-tokens/sqlite.js";
 import { createApiTokenStore } from "./token-store.js";
 import { UNKNOWN_TOKEN_BUDGET } from "./unknown-token-fold.js";
 import {
@@ -46,50 +47,54 @@ const unknown = (over: Partial<AuditEntry> = {}) =>
   });
 
 /** A real state database in a temp dir, with the recorder over it. */
-function withRecorder(
-  run: (r: ReturnType<typeof createTokenUsageRecorder>, rows: () => number) => void,
+async function withRecorder(
+  run: (
+    r: ReturnType<typeof createTokenUsageRecorder>,
+    rows: () => Promise<number>,
+  ) => Promise<void>,
 ) {
   const dir = mkdtempSync(join(tmpdir(), "svc-audit-"));
   const state = openStateDatabase(dir);
-  const recorder = createTokenUsageRecorder(state.db, createApiTokenStore(state.db), () => {});
+  const repo = sqliteApiTokensRepository(state.db);
+  const recorder = createTokenUsageRecorder(repo, await createApiTokenStore(repo), () => {});
   try {
-    run(recorder, () => {
-      recorder.flush();
+    await run(recorder, async () => {
+      await recorder.flush();
       return state.db.select({ n: count() }).from(apiTokenAudit).get()!.n;
     });
   } finally {
-    recorder.close();
+    await recorder.close();
     state.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 describe("API token audit: retention, folding and bounded paths (issue 12 item 1)", () => {
-  it("purges records older than the retention, real and unknown alike", () => {
-    withRecorder((r, rows) => {
+  it("purges records older than the retention, real and unknown alike", async () => {
+    await withRecorder(async (r, rows) => {
       const now = Date.now();
       r.record(entry({ createdAt: now - 40 * DAY }));
       r.recordUnknown(unknown({ createdAt: now - 40 * DAY, remote: "127.0.0.9" }));
       r.record(entry({ createdAt: now - 2 * DAY }));
       r.recordUnknown(unknown({ createdAt: now - DAY - 60_000, remote: "127.0.0.8" }));
-      assert.equal(rows(), 4);
-      assert.equal(r.purge(30, now), 2);
-      assert.equal(rows(), 2);
-      assert.equal(r.purge(1, now), 2, "a one-day retention keeps nothing a day old");
-      assert.equal(rows(), 0);
+      assert.equal(await rows(), 4);
+      assert.equal(await r.purge(30, now), 2);
+      assert.equal(await rows(), 2);
+      assert.equal(await r.purge(1, now), 2, "a one-day retention keeps nothing a day old");
+      assert.equal(await rows(), 0);
     });
   });
 
-  it("writes unknown-token denials one by one within the budget and folds the rest", () => {
-    withRecorder((r, rows) => {
+  it("writes unknown-token denials one by one within the budget and folds the rest", async () => {
+    await withRecorder(async (r, rows) => {
       const now = Date.now();
       for (let i = 0; i < 1000; i++)
         r.recordUnknown(unknown({ createdAt: now, remote: "127.0.0.1" }));
       for (let i = 0; i < 10; i++)
         r.recordUnknown(unknown({ createdAt: now, remote: "127.0.0.2" }));
       // 5 + 5 individual records; the listing read ends the window and writes one summary.
-      const listed = r.recent();
-      assert.equal(rows(), 2 * UNKNOWN_TOKEN_BUDGET.perClient + 1);
+      const listed = await r.recent();
+      assert.equal(await rows(), 2 * UNKNOWN_TOKEN_BUDGET.perClient + 1);
       const summary = listed.find((l) => l.method === "*");
       assert.ok(summary !== undefined, "a folded summary record");
       assert.match(
@@ -102,18 +107,18 @@ describe("API token audit: retention, folding and bounded paths (issue 12 item 1
     });
   });
 
-  it("caps all clients together, so many addresses cannot add rows without limit", () => {
-    withRecorder((r, rows) => {
+  it("caps all clients together, so many addresses cannot add rows without limit", async () => {
+    await withRecorder(async (r, rows) => {
       const now = Date.now();
       for (let i = 0; i < 5000; i++)
         r.recordUnknown(unknown({ createdAt: now, remote: `127.${(i >> 8) & 255}.${i & 255}.1` }));
-      r.recent();
-      assert.equal(rows(), UNKNOWN_TOKEN_BUDGET.total + 1);
+      await r.recent();
+      assert.equal(await rows(), UNKNOWN_TOKEN_BUDGET.total + 1);
     });
   });
 
-  it("keeps real tokens' records in the listing, whatever anonymous clients sent", () => {
-    withRecorder((r) => {
+  it("keeps real tokens' records in the listing, whatever anonymous clients sent", async () => {
+    await withRecorder(async (r) => {
       const now = Date.now();
       r.record(entry({ createdAt: now, requestId: "real-1" }));
       r.record(
@@ -129,9 +134,9 @@ describe("API token audit: retention, folding and bounded paths (issue 12 item 1
       for (let w = 0; w < 10; w++) {
         for (let i = 0; i < 60; i++)
           r.recordUnknown(unknown({ createdAt: now, remote: `127.0.${w}.${i}` }));
-        r.recent();
+        await r.recent();
       }
-      const listed = r.recent();
+      const listed = await r.recent();
       assert.ok(listed.length <= 100);
       assert.deepEqual(
         listed
@@ -144,11 +149,12 @@ describe("API token audit: retention, folding and bounded paths (issue 12 item 1
     });
   });
 
-  it("stores at most AUDIT_PATH_MAX characters of a path", () => {
-    withRecorder((r) => {
+  it("stores at most AUDIT_PATH_MAX characters of a path", async () => {
+    await withRecorder(async (r) => {
       r.recordUnknown(unknown({ path: `/v1/admin/${"x".repeat(10_000)}` }));
       r.record(entry({ path: `/v1/admin/channels/${"y".repeat(10_000)}` }));
-      for (const l of r.recent()) assert.ok(l.path.length <= AUDIT_PATH_MAX, `${l.path.length}`);
+      for (const l of await r.recent())
+        assert.ok(l.path.length <= AUDIT_PATH_MAX, `${l.path.length}`);
     });
   });
 });

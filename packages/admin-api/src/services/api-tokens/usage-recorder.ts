@@ -1,8 +1,10 @@
 import { isoSeconds } from "@svc/core/auth";
 import { rateLimitSubject } from "@svc/core/http";
-import { desc, lt, sql } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { apiTokenAudit, apiTokens } from "../../db/schema/index.js";
+import type {
+  ApiTokensRepository,
+  AuditEntry,
+  AuditRow,
+} from "../../storage/api-tokens/repository.js";
 import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
 import type { ApiTokenStore } from "./token-store.js";
 import {
@@ -11,7 +13,7 @@ import {
   UNKNOWN_TOKEN_BUDGET,
 } from "./unknown-token-fold.js";
 
-export type AuditEntry = typeof apiTokenAudit.$inferInsert;
+export type { AuditEntry } from "../../storage/api-tokens/repository.js";
 
 /** Spec "Limits": the token audit listing shows the 100 most recent records. */
 export const AUDIT_LISTING_LIMIT = 100;
@@ -32,11 +34,12 @@ export interface TokenUsageRecorder {
    */
   recordUnknown(entry: AuditEntry): void;
   /** The 100 most recent records, after writing everything queued. */
-  recent(): ReturnType<typeof renderAudit>[];
+  recent(): Promise<ReturnType<typeof renderAudit>[]>;
   /** Retention: deletes records older than `days`; returns the count. */
-  purge(days: number, now?: number): number;
-  flush(): void;
-  close(): void;
+  purge(days: number, now?: number): Promise<number>;
+  /** Writes everything queued (and any write in flight). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A path as stored: bounded, with a marker when cut. */
@@ -62,7 +65,7 @@ function foldedRecord(f: FoldedDenials, now: number): AuditEntry {
   };
 }
 
-function renderAudit(a: typeof apiTokenAudit.$inferSelect) {
+function renderAudit(a: AuditRow) {
   return {
     id: String(a.id),
     token_id: a.tokenId,
@@ -82,50 +85,27 @@ function renderAudit(a: typeof apiTokenAudit.$inferSelect) {
 
 /**
  * Audit records and `last_used_at` go through one bounded write-behind queue:
- * a request never waits for a disk write, and each batch is one transaction.
+ * a request never waits for a database write, and each batch is one
+ * transaction. The batch moves `last_used_at` without touching the tokens'
+ * version, so other instances do not reload their mirrors for it; listings
+ * read the committed times instead ({@link ApiTokenStore.refreshUsage}).
  */
 export function createTokenUsageRecorder(
-  db: StateDb,
+  repo: ApiTokensRepository,
   store: ApiTokenStore,
   onError: (err: unknown, dropped: number) => void,
 ): TokenUsageRecorder {
-  const insert = db
-    .insert(apiTokenAudit)
-    .values({
-      tokenId: sql.placeholder("tokenId"),
-      tokenPrefix: sql.placeholder("tokenPrefix"),
-      method: sql.placeholder("method"),
-      path: sql.placeholder("path"),
-      requiredScope: sql.placeholder("requiredScope"),
-      decision: sql.placeholder("decision"),
-      status: sql.placeholder("status"),
-      remote: sql.placeholder("remote"),
-      userAgent: sql.placeholder("userAgent"),
-      requestId: sql.placeholder("requestId"),
-      reason: sql.placeholder("reason"),
-      createdAt: sql.placeholder("createdAt"),
-    })
-    .prepare();
   const queue = createWriteBehindQueue<AuditEntry>({
     maxItems: 1000,
     flushIntervalMs: 200,
     onError,
-    write(batch) {
+    async write(batch) {
       const lastUsed = new Map<string, number>();
       for (const e of batch) {
         if (e.decision === "allow")
           lastUsed.set(e.tokenId, Math.max(lastUsed.get(e.tokenId) ?? 0, e.createdAt));
       }
-      db.transaction((tx) => {
-        for (const e of batch)
-          insert.run({ ...e, requiredScope: e.requiredScope ?? null, reason: e.reason ?? null });
-        for (const [id, at] of lastUsed) {
-          tx.update(apiTokens)
-            .set({ lastUsedAt: sql`max(coalesce(${apiTokens.lastUsedAt}, 0), ${at})` })
-            .where(sql`${apiTokens.id} = ${id}`)
-            .run();
-        }
-      });
+      await repo.appendAudit(batch, lastUsed);
       for (const [id, at] of lastUsed) store.noteUsed(id, at);
     },
   });
@@ -139,39 +119,33 @@ export function createTokenUsageRecorder(
   };
   const windowTimer = setInterval(endWindow, UNKNOWN_TOKEN_BUDGET.windowMs);
   windowTimer.unref();
-  const newest = (known: boolean, limit: number) =>
-    db
-      .select()
-      .from(apiTokenAudit)
-      // Literal '' (not a bound parameter), so SQLite picks the matching partial index.
-      .where(known ? sql`${apiTokenAudit.tokenId} != ''` : sql`${apiTokenAudit.tokenId} = ''`)
-      .orderBy(desc(apiTokenAudit.id))
-      .limit(limit)
-      .all();
   return {
     record: (entry) => queue.push({ ...entry, path: boundedPath(entry.path) }),
     recordUnknown(entry) {
       if (fold.admit(rateLimitSubject(entry.remote), entry.createdAt))
         queue.push({ ...entry, path: boundedPath(entry.path) });
     },
-    recent() {
+    async recent() {
       endWindow();
-      queue.flush();
-      return [...newest(true, AUDIT_LISTING_LIMIT), ...newest(false, AUDIT_LISTING_UNKNOWN_MAX)]
+      await queue.flush();
+      const [known, unknown] = await Promise.all([
+        repo.newestAudit(true, AUDIT_LISTING_LIMIT),
+        repo.newestAudit(false, AUDIT_LISTING_UNKNOWN_MAX),
+      ]);
+      return [...known, ...unknown]
         .sort((a, b) => b.id - a.id)
         .slice(0, AUDIT_LISTING_LIMIT)
         .map(renderAudit);
     },
-    purge(days, now = Date.now()) {
-      queue.flush();
-      const cutoff = now - days * 86_400_000;
-      return db.delete(apiTokenAudit).where(lt(apiTokenAudit.createdAt, cutoff)).run().changes;
+    async purge(days, now = Date.now()) {
+      await queue.flush();
+      return repo.purgeAudit(now - days * 86_400_000);
     },
-    flush: () => void queue.flush(),
-    close() {
+    flush: async () => void (await queue.flush()),
+    async close() {
       clearInterval(windowTimer);
       endWindow();
-      queue.close();
+      await queue.close();
     },
   };
 }

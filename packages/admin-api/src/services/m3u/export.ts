@@ -14,11 +14,11 @@ export const EXPORT_FILE_NAME = "svc-playlist.m3u";
  * `/v1/epg.xml` uses), `tvg-logo` the channel's `logo_url` or the gateway's `/v1/logo/{id}`,
  * and the header names the guide when one is active.
  */
-export function exportPlaylist(
+export async function exportPlaylist(
   deps: { channels: ChannelStore; keys: PlaybackKeyStore; guideActive: () => boolean },
   base: string,
-): string {
-  const key = createPlaybackKey(deps.keys, deps.channels, base, {
+): Promise<string> {
+  const key = await createPlaybackKey(deps.keys, deps.channels, base, {
     name: EXPORT_KEY_NAME,
     note: `created by an M3U export at ${new Date().toISOString()}`,
     channelIds: [],

@@ -1,14 +1,15 @@
 import { isoSeconds } from "@svc/core/auth";
-import { desc, eq, lt } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { playbackAccessLog } from "../../db/schema/index.js";
+import type {
+  AccessEntry,
+  AccessRow,
+  PlaybackKeysRepository,
+} from "../../storage/playback-keys/repository.js";
 import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
-import { type AccessEntry, createAccessLogWriter } from "./access-log-writer.js";
 import type { PlaybackKeyStore } from "./key-store.js";
 
-export type { AccessEntry } from "./access-log-writer.js";
+export type { AccessEntry } from "../../storage/playback-keys/repository.js";
 
-function renderAccess(a: typeof playbackAccessLog.$inferSelect) {
+function renderAccess(a: AccessRow) {
   return {
     id: String(a.id),
     token_id: a.tokenId,
@@ -22,40 +23,43 @@ function renderAccess(a: typeof playbackAccessLog.$inferSelect) {
 }
 
 export interface AccessLog {
-  /** Queues one access record (and the key's `last_used_at`); never waits for the disk. */
+  /** Queues one access record (and the key's `last_used_at`); never waits for the database. */
   record(entry: AccessEntry): void;
-  list(query: { limit: number; tokenId: string | undefined }): ReturnType<typeof renderAccess>[];
+  list(query: {
+    limit: number;
+    tokenId: string | undefined;
+  }): Promise<ReturnType<typeof renderAccess>[]>;
   /** Deletes every record (after writing what is queued); returns the count. */
-  clear(): number;
+  clear(): Promise<number>;
   /** Retention: deletes records older than `days`; returns the count. */
-  purge(days: number, now?: number): number;
-  flush(): void;
-  close(): void;
+  purge(days: number, now?: number): Promise<number>;
+  /** Writes everything queued (and any write in flight). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
   /** Toggles recording (benchmarks compare on vs off in one run). */
   readonly enabled: boolean;
 }
 
 /**
  * The playback access log: a bounded write-behind queue, one transaction per
- * batch that inserts the records and moves `last_used_at` of the keys used.
+ * batch that inserts the records and moves `last_used_at` of the keys used
+ * (without touching the keys' version: other instances do not reload for it;
+ * listings read the committed times, {@link PlaybackKeyStore.refreshUsage}).
  */
 export function createAccessLog(
-  db: StateDb,
+  repo: PlaybackKeysRepository,
   keys: PlaybackKeyStore,
   options: { enabled: boolean; onError: (err: unknown, dropped: number) => void },
 ): AccessLog {
-  const insert = createAccessLogWriter(db);
   const queue = createWriteBehindQueue<AccessEntry>({
     maxItems: 2000,
     flushIntervalMs: 200,
     onError: options.onError,
-    write(batch) {
+    async write(batch) {
       const used = new Map<string, number>();
       for (const e of batch) used.set(e.tokenId, Math.max(used.get(e.tokenId) ?? 0, e.createdAt));
-      db.transaction((tx) => {
-        insert(batch);
-        keys.markUsed(tx, used);
-      });
+      await repo.appendAccess(batch, used);
+      for (const [id, at] of used) keys.noteUsed(id, at);
     },
   });
   return {
@@ -63,28 +67,19 @@ export function createAccessLog(
     record(entry) {
       if (options.enabled) queue.push(entry);
     },
-    list({ limit, tokenId }) {
-      queue.flush();
-      return db
-        .select()
-        .from(playbackAccessLog)
-        .where(tokenId === undefined ? undefined : eq(playbackAccessLog.tokenId, tokenId))
-        .orderBy(desc(playbackAccessLog.id))
-        .limit(limit)
-        .all()
-        .map(renderAccess);
+    async list(query) {
+      await queue.flush();
+      return (await repo.accessLog(query)).map(renderAccess);
     },
-    clear() {
-      queue.flush();
-      return db.delete(playbackAccessLog).run().changes;
+    async clear() {
+      await queue.flush();
+      return repo.clearAccessLog();
     },
-    purge(days, now = Date.now()) {
-      queue.flush();
-      const cutoff = now - days * 86_400_000;
-      return db.delete(playbackAccessLog).where(lt(playbackAccessLog.createdAt, cutoff)).run()
-        .changes;
+    async purge(days, now = Date.now()) {
+      await queue.flush();
+      return repo.purgeAccessLog(now - days * 86_400_000);
     },
-    flush: () => void queue.flush(),
+    flush: async () => void (await queue.flush()),
     close: () => queue.close(),
   };
 }

@@ -1,10 +1,11 @@
 import { isoSeconds } from "@svc/core/auth";
-import { eq, sql } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { playbackKeys } from "../../db/schema/index.js";
-import { DigestIndex } from "../digest-index.js";
+import type {
+  PlaybackKeyRow,
+  PlaybackKeysRepository,
+} from "../../storage/playback-keys/repository.js";
+import { type CredentialMirror, createCredentialMirror } from "../credential-mirror.js";
 
-export type PlaybackKeyRecord = typeof playbackKeys.$inferSelect;
+export type PlaybackKeyRecord = PlaybackKeyRow;
 
 const iso = (ms: number | null) => (ms === null ? null : isoSeconds(new Date(ms)));
 
@@ -30,42 +31,13 @@ export function renderScope(k: PlaybackKeyRecord) {
   return { all: k.channelIds.length === 0, channel_ids: k.channelIds };
 }
 
-/** Playback keys mirrored in memory (by id and by digest) over the state database. */
-export interface PlaybackKeyStore {
-  get(id: string): PlaybackKeyRecord | undefined;
-  byDigest(digest: string): PlaybackKeyRecord | undefined;
-  list(): readonly PlaybackKeyRecord[];
-  save(record: PlaybackKeyRecord): void;
-  remove(id: string): void;
-  /** Commits `last_used_at` for a batch (inside the caller's transaction) and mirrors it. */
-  markUsed(tx: Pick<StateDb, "update">, used: ReadonlyMap<string, number>): void;
-}
+/**
+ * Playback keys mirrored in memory (by id and by digest) over the state
+ * database: the key gate's lookup on every `/p/` request is a map lookup,
+ * never a query; another instance's write reloads the mirror.
+ */
+export type PlaybackKeyStore = CredentialMirror<PlaybackKeyRecord>;
 
-export function createPlaybackKeyStore(db: StateDb): PlaybackKeyStore {
-  const index = new DigestIndex<PlaybackKeyRecord>(db.select().from(playbackKeys).all());
-  return {
-    get: (id) => index.get(id),
-    byDigest: (digest) => index.byDigest(digest),
-    list: () => index.list(),
-    save(record) {
-      db.insert(playbackKeys)
-        .values(record)
-        .onConflictDoUpdate({ target: playbackKeys.id, set: record })
-        .run();
-      index.put(record);
-    },
-    remove(id) {
-      db.delete(playbackKeys).where(eq(playbackKeys.id, id)).run();
-      index.delete(id);
-    },
-    markUsed(tx, used) {
-      for (const [id, at] of used) {
-        tx.update(playbackKeys)
-          .set({ lastUsedAt: sql`max(coalesce(${playbackKeys.lastUsedAt}, 0), ${at})` })
-          .where(eq(playbackKeys.id, id))
-          .run();
-      }
-      for (const [id, at] of used) index.noteUsed(id, at);
-    },
-  };
+export function createPlaybackKeyStore(repo: PlaybackKeysRepository): Promise<PlaybackKeyStore> {
+  return createCredentialMirror(repo, "playback key");
 }

@@ -25,7 +25,7 @@ export function keyPlaylistUrl(base: string, plaintext: string): string {
 }
 
 /** Creates a key (`v1` + 126 base62, shown once); unknown channel ids are a 400. */
-export function createPlaybackKey(
+export async function createPlaybackKey(
   keys: PlaybackKeyStore,
   channels: ChannelStore,
   base: string,
@@ -51,7 +51,7 @@ export function createPlaybackKey(
     expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
     revision: 1,
   };
-  keys.save(record);
+  await keys.insert(record);
   const view = renderPlaybackKey(record);
   return {
     id: view.id,
@@ -73,16 +73,27 @@ function existing(keys: PlaybackKeyStore, id: string): PlaybackKeyRecord {
 }
 
 /** `POST …/revoke`: `If-Match` validated when supplied; use returns 401 afterwards. */
-export function revokePlaybackKey(keys: PlaybackKeyStore, id: string, ifMatch: string | undefined) {
+export async function revokePlaybackKey(
+  keys: PlaybackKeyStore,
+  id: string,
+  ifMatch: string | undefined,
+) {
   const k = existing(keys, id);
   checkRevision(ifMatch, k.revision, { required: false });
-  keys.save({ ...k, revokedAt: k.revokedAt ?? Date.now(), revision: k.revision + 1 });
+  await keys.replace(
+    { ...k, revokedAt: k.revokedAt ?? Date.now(), revision: k.revision + 1 },
+    k.revision,
+  );
   return { ok: true as const };
 }
 
-export function deletePlaybackKey(keys: PlaybackKeyStore, id: string, ifMatch: string | undefined) {
+export async function deletePlaybackKey(
+  keys: PlaybackKeyStore,
+  id: string,
+  ifMatch: string | undefined,
+) {
   const k = existing(keys, id);
   checkRevision(ifMatch, k.revision, { required: false });
-  keys.remove(id);
+  await keys.remove(id, k.revision);
   return { ok: true as const };
 }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { sha256Hex } from "../../credentials/secrets.js";
 import { openStateDatabase, type StateDatabase } from "../../db/client.js";
+import { sqlitePlaybackKeysRepository } from "../../storage/playback-keys/sqlite.js";
 import { createAccessLog } from "./access-log.js";
 import { assertKeyCoversChannel, checkPlaybackKey } from "./authorize-key.js";
 import { createPlaybackKeyStore, type PlaybackKeyRecord } from "./key-store.js";
@@ -39,9 +40,11 @@ describe("playback keys on a real state database", () => {
     ...over,
   });
 
-  it("accepts an active key and refuses disabled, revoked and expired ones", () => {
-    const keys = createPlaybackKeyStore(state.db);
-    keys.save(record());
+  const repo = () => sqlitePlaybackKeysRepository(state.db);
+
+  it("accepts an active key and refuses disabled, revoked and expired ones", async () => {
+    const keys = await createPlaybackKeyStore(repo());
+    await keys.insert(record());
     const ok = checkPlaybackKey(keys, plaintext);
     assert.equal(ok.ok, true);
     const cases: [Partial<PlaybackKeyRecord>, string][] = [
@@ -50,13 +53,13 @@ describe("playback keys on a real state database", () => {
       [{ expiresAt: 10 }, "expired"],
     ];
     for (const [over, label] of cases) {
-      keys.save(record(over));
+      await keys.replace(record(over), 1);
       const r = checkPlaybackKey(keys, plaintext, 20);
       assert.equal(r.ok, false, label);
       assert.equal(r.key?.id, "pk_test", label);
     }
     // A reloaded store reads the committed row.
-    const reloaded = createPlaybackKeyStore(state.db);
+    const reloaded = await createPlaybackKeyStore(repo());
     assert.equal(reloaded.get("pk_test")?.expiresAt, 10);
     assert.equal(checkPlaybackKey(keys, `v1${"L".repeat(126)}`).key, undefined);
     assert.equal(checkPlaybackKey(keys, "v1short").ok, false);
@@ -69,10 +72,10 @@ describe("playback keys on a real state database", () => {
     assertKeyCoversChannel(record({ channelIds: [] }), "sport");
   });
 
-  it("batches access records with last_used_at and purges by retention", () => {
-    const keys = createPlaybackKeyStore(state.db);
-    keys.save(record());
-    const log = createAccessLog(state.db, keys, {
+  it("batches access records with last_used_at and purges by retention", async () => {
+    const keys = await createPlaybackKeyStore(repo());
+    await keys.replace(record(), 1);
+    const log = createAccessLog(repo(), keys, {
       enabled: true,
       onError: (e) => assert.fail(String(e)),
     });
@@ -91,23 +94,23 @@ describe("playback keys on a real state database", () => {
     log.record(entry(now - 31 * day));
     log.record(entry(now - 29 * day));
     log.record(entry(now - 1));
-    assert.equal(log.list({ limit: 10, tokenId: "pk_test" }).length, 4);
+    assert.equal((await log.list({ limit: 10, tokenId: "pk_test" })).length, 4);
     assert.equal(keys.get("pk_test")?.lastUsedAt, now - 1);
-    assert.equal(log.purge(30, now), 2);
+    assert.equal(await log.purge(30, now), 2);
     assert.deepEqual(
-      log.list({ limit: 10, tokenId: undefined }).map((a) => a.created_at),
+      (await log.list({ limit: 10, tokenId: undefined })).map((a) => a.created_at),
       [
         new Date(now - 1).toISOString().slice(0, 19) + "Z",
         new Date(now - 29 * day).toISOString().slice(0, 19) + "Z",
       ],
     );
-    assert.equal(log.clear(), 2);
-    log.close();
+    assert.equal(await log.clear(), 2);
+    await log.close();
   });
 
-  it("records nothing when the access log is off", () => {
-    const keys = createPlaybackKeyStore(state.db);
-    const log = createAccessLog(state.db, keys, { enabled: false, onError: () => undefined });
+  it("records nothing when the access log is off", async () => {
+    const keys = await createPlaybackKeyStore(repo());
+    const log = createAccessLog(repo(), keys, { enabled: false, onError: () => undefined });
     log.record({
       tokenId: "x",
       tokenPrefix: "x",
@@ -117,6 +120,6 @@ describe("playback keys on a real state database", () => {
       remote: "",
       createdAt: 1,
     });
-    assert.deepEqual(log.list({ limit: 10, tokenId: "x" }), []);
+    assert.deepEqual(await log.list({ limit: 10, tokenId: "x" }), []);
   });
 });

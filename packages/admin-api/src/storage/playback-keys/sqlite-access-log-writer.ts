@@ -1,10 +1,9 @@
 import { type Placeholder, sql } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { playbackAccessLog } from "../../db/schema/index.js";
+import type { AccessEntry } from "./repository.js";
 
-export type AccessEntry = typeof playbackAccessLog.$inferInsert & { channelId: string | null };
-
-type Field = "tokenId" | "tokenPrefix" | "path" | "channelId" | "status" | "remote" | "createdAt";
+type Field = keyof AccessEntry;
 const FIELDS: readonly Field[] = [
   "tokenId",
   "tokenPrefix",
@@ -34,7 +33,7 @@ export function createAccessLogWriter(db: StateDb): (rows: readonly AccessEntry[
       .values(
         Array.from({ length: rows }, (_, i) =>
           Object.fromEntries(FIELDS.map((f) => [f, sql.placeholder(`${f}:${i}`)])),
-        ) as unknown as AccessEntry[],
+        ) as unknown as (typeof playbackAccessLog.$inferInsert)[],
       )
       .toSQL();
     // Where each positional parameter comes from: [row offset, field].

@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { asc } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { playbackAccessLog } from "../../db/schema/index.js";
-import { type AccessEntry, createAccessLogWriter } from "./access-log-writer.js";
+import type { AccessEntry } from "./repository.js";
+import { createAccessLogWriter } from "./sqlite-access-log-writer.js";
 
 describe("access log writer", () => {
   it("writes full chunks and the remainder, every field in its column, in order", () => {

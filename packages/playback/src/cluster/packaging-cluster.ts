@@ -1,0 +1,155 @@
+import { randomBytes } from "node:crypto";
+import type { ChannelCatalog } from "@svc/core/catalog";
+import type { Build } from "@svc/core/http";
+import type { LocalIngress } from "../playback-runtime.js";
+import type { PlaybackStats } from "../playback-stats.js";
+import type { SessionManager, WarmupResult } from "../sessions/session-manager.js";
+import type { ChannelLeaseStore, LeaseView } from "./channel-lease-store.js";
+import { type ChannelOwnership, createChannelOwnership } from "./channel-ownership.js";
+import { type AcceptForwarded, acceptForwarded } from "./forwarded-request.js";
+import { createInstanceTokens } from "./instance-token.js";
+import { createOwnerForwarder } from "./owner-forwarder.js";
+import { createOwnerRouting } from "./owner-routing.js";
+
+/** How often every instance looks for autostart channels nobody packages. */
+const AUTOSTART_SWEEP_MS = 2_000;
+
+export interface PackagingClusterOptions {
+  readonly store: ChannelLeaseStore;
+  readonly catalog: ChannelCatalog;
+  /** The shared `security.signing_key`: instance tokens use a key derived from it. */
+  readonly signingKey: Buffer;
+  /** Where the other instances reach this one (`server.advertise_url`); "" until it listens. */
+  readonly selfUrl: () => string;
+  /** The session manager (built after the cluster: it takes `ownership`). */
+  readonly sessions: () => SessionManager;
+  readonly build: Build;
+  /** `security.cors_origins` is set. */
+  readonly withCors: boolean;
+  readonly stats?: () => PlaybackStats | undefined;
+  readonly log?: (event: string, fields: Record<string, unknown>) => void;
+  /** Lease TTL, renewal and autostart sweep periods (tests shorten them). */
+  readonly timings?: {
+    readonly ttlMs?: number;
+    readonly renewEveryMs?: number;
+    readonly sweepEveryMs?: number;
+  };
+}
+
+/**
+ * One packager per DASH channel across the instances of a cluster (operator contract
+ * "Cluster mode"): the session manager packages only what this instance holds a lease
+ * for, play requests of the others' channels are forwarded to their owner, warmups and
+ * autostart channels claim free leases, and a dead owner's channels are taken over once
+ * its leases expire, each with a new publication generation.
+ *
+ * @example
+ * const cluster = createPackagingCluster({ store, catalog, signingKey, selfUrl, sessions: () => manager, build: "full", withCors: false });
+ * const manager = createSessionManager({ config, catalog, egress, ownership: cluster.ownership });
+ * const runtime = createPlaybackRuntime({ …, localIngress: cluster.ingress(createDashLocalIngress({ sessions: manager })) });
+ * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant, acceptForwarded: cluster.acceptForwarded }));
+ */
+export interface PackagingCluster {
+  /** This instance's id in the lease table (random per process start). */
+  readonly instanceId: string;
+  readonly ownership: ChannelOwnership;
+  /** Wraps the local DASH ingress: owned channels here, the others from their owner. */
+  ingress(local: LocalIngress): LocalIngress;
+  readonly acceptForwarded: AcceptForwarded;
+  /** `POST …/warmup`: claims the lease and starts here, or leaves the channel with its owner. */
+  warmup(channelId: string): Promise<WarmupResult>;
+  /** Starts the autostart sweep (once the server listens and `selfUrl` is known). */
+  startAutostart(): void;
+  /** Every live lease of the cluster (owner, generation, expiry) for status pages. */
+  leases(): Promise<LeaseView[]>;
+  /** Stops the sweep and renewals and releases the held leases; after the sessions stopped. */
+  close(): Promise<void>;
+}
+
+export function createPackagingCluster(o: PackagingClusterOptions): PackagingCluster {
+  const instanceId = randomBytes(12).toString("base64url");
+  const log = o.log ?? (() => undefined);
+  const ownership = createChannelOwnership({
+    store: o.store,
+    self: () => ({ id: instanceId, url: o.selfUrl() }),
+    onLost: (id) => void o.sessions().stop(id),
+    log,
+    ...(o.timings?.ttlMs === undefined ? {} : { ttlMs: o.timings.ttlMs }),
+    ...(o.timings?.renewEveryMs === undefined ? {} : { renewEveryMs: o.timings.renewEveryMs }),
+  });
+  const tokens = createInstanceTokens(o.signingKey);
+  const forwarder = createOwnerForwarder({
+    tokens,
+    build: o.build,
+    withCors: o.withCors,
+    ...(o.stats === undefined ? {} : { stats: o.stats }),
+  });
+  let sweeper: NodeJS.Timeout | undefined;
+  let sweeping = false;
+
+  /**
+   * Autostart channels nobody holds a live lease for: claimed and started here. And a lease
+   * held without a session (its start was refused, say while shutting down) goes back:
+   * every claim starts its session in the same turn, so a sweep never sees one in between.
+   */
+  const sweep = async () => {
+    if (sweeping || o.selfUrl() === "") return;
+    sweeping = true;
+    try {
+      const sessions = o.sessions();
+      for (const id of ownership.held()) if (sessions.get(id) === undefined) ownership.release(id);
+      const wanted = o.catalog
+        .list()
+        .filter(
+          (c) =>
+            c.ingress === "dash" &&
+            c.autostart &&
+            !c.disabled &&
+            !ownership.holds(c.id) &&
+            sessions.get(c.id) === undefined,
+        );
+      if (wanted.length === 0) return;
+      // One read for all of them; a claim (a write) only where no live lease exists.
+      const taken = new Set((await o.store.live()).map((v) => v.lease.channelId));
+      for (const c of wanted) {
+        if (taken.has(c.id)) continue;
+        const owner = await ownership.resolve(c.id, true);
+        if (owner.kind === "self") sessions.warmup(c.id);
+      }
+    } catch (err) {
+      log("autostart sweep failed", { error: err instanceof Error ? err.message : String(err) });
+    } finally {
+      sweeping = false;
+    }
+  };
+
+  return {
+    instanceId,
+    ownership,
+    ingress: (local) => createOwnerRouting({ local, ownership, forwarder }),
+    acceptForwarded: acceptForwarded(tokens),
+    async warmup(channelId) {
+      const sessions = o.sessions();
+      const channel = o.catalog.get(channelId);
+      // Unknown, HLS or disabled channels: the session manager's own answer.
+      if (channel === undefined || channel.ingress !== "dash" || channel.disabled)
+        return sessions.warmup(channelId);
+      const owner = await ownership.resolve(channelId, true);
+      // Its owner runs (or is starting) it; the spec's warmup answer is `starting`.
+      if (owner.kind === "peer") return { ok: true, state: "starting" };
+      return sessions.warmup(channelId);
+    },
+    startAutostart() {
+      if (sweeper !== undefined) return;
+      void sweep();
+      sweeper = setInterval(() => void sweep(), o.timings?.sweepEveryMs ?? AUTOSTART_SWEEP_MS);
+      sweeper.unref();
+    },
+    leases: () => o.store.live(),
+    async close() {
+      clearInterval(sweeper);
+      await ownership.close();
+      await forwarder.close();
+    },
+  };
+}
