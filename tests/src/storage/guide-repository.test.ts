@@ -126,7 +126,11 @@ async function refreshTo(
     await writer.close();
   }
   return repo.switchGeneration(
-    channels.map((id) => ({ id, displayNames: [`${id} HD`, id], icon: `http://127.0.0.1:9/${id}.png` })),
+    channels.map((id) => ({
+      id,
+      displayNames: [`${id} HD`, id],
+      icon: `http://127.0.0.1:9/${id}.png`,
+    })),
     status(sourceId, generation, [channels.length, writer.stored]),
   );
 }
@@ -255,7 +259,10 @@ for (const backend of BACKENDS) {
 
     it("never switches back to an older generation (two instances refreshing one source)", async () => {
       const { a, b } = await backend.open();
-      assert.equal((await refreshTo(b, "alpha", G3, ["new.ch"], [[prog("new.ch", 1)]]))?.generation, G3);
+      assert.equal(
+        (await refreshTo(b, "alpha", G3, ["new.ch"], [[prog("new.ch", 1)]]))?.generation,
+        G3,
+      );
       assert.equal(
         await refreshTo(a, "alpha", G2, ["old.ch"], [[prog("old.ch", 1)]]),
         undefined,
