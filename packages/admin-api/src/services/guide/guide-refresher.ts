@@ -99,7 +99,9 @@ export function createGuideRefresher(deps: GuideRefresherDeps) {
         await data.claim(source.id, attempt, null);
       }
       const status = await refreshSource(source, attempt);
-      // Removed while it was being read: its rows must not outlive it.
+      // Removed while it was being read (on any instance: the stored rows are
+      // read again, not this instance's copy): its rows must not outlive it.
+      await sources.reload();
       if (sources.get(source.id) === undefined) {
         await data.forget(source.id);
         void data.purgeOld(source.id, Date.now());
