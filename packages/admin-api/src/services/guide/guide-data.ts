@@ -7,6 +7,7 @@ import type {
 
 export type {
   ProgrammeRow,
+  ProgrammeWriter,
   SourceStatusRow,
   StoredGuideChannel,
 } from "../../storage/guide/repository.js";

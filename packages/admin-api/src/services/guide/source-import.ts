@@ -1,5 +1,5 @@
 import type { Egress } from "@svc/core/egress";
-import type { GuideData, SourceStatusRow } from "./guide-data.js";
+import type { GuideData, ProgrammeWriter, SourceStatusRow } from "./guide-data.js";
 import { type DownloadLimits, downloadGuide, GuideDownloadError } from "./guide-download.js";
 import type { GuideSource } from "./source-store.js";
 import {
@@ -43,90 +43,28 @@ export async function importSource(
   source: GuideSource,
   attempt: number,
 ): Promise<SourceStatusRow> {
-  const { data } = deps;
-  const prev = data.status(source.id);
-  const failed = (error: string) => data.recordFailure(source.id, attempt, error);
-  const dl = await downloadGuide(
-    deps.egress,
-    {
-      url: source.url,
-      // Validators only apply to the copy we still hold.
-      etag: prev.generation === null ? null : prev.etag,
-      lastModified: prev.generation === null ? null : prev.lastModified,
-      userAgent: deps.userAgent,
-      proxy: source.proxy,
-      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(DOWNLOAD_DEADLINE_MS)]),
-    },
-    deps.limits,
-  );
-  if (!dl.ok) return failed(dl.error);
-  if (dl.notModified) {
-    const s = await data.recordNotModified(source.id, attempt, {
-      ...prev.metadata,
-      not_modified: true,
-    });
-    return s ?? data.status(source.id);
-  }
-
+  const prev = deps.data.status(source.id);
   const generation = Math.max(attempt, (prev.generation ?? 0) + 1);
-  const channels = new Map<string, GuideChannelRecord>();
-  let insert: ((p: ProgrammeRecord) => void) | undefined;
-  const reader = createXmltvReader(source.timezone, {
-    channel(c) {
-      if (channels.size >= MAX_CHANNELS && !channels.has(c.id))
-        throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
-      channels.set(c.id, c);
-    },
-    programme(p) {
-      insert!(p);
-    },
-  });
-  // Decompressed pieces wait here (at most ~256 KiB) and are parsed together in
-  // one write: each programme goes to the database as soon as it is read.
-  let pending: (Buffer | undefined)[] = [];
-  let pendingBytes = 0;
-  const parsePending = () => {
-    const pieces = pending;
-    pending = [];
-    pendingBytes = 0;
-    return writer.write((put) => {
-      insert = put;
-      for (let i = 0; i < pieces.length; i++) {
-        const piece = pieces[i];
-        pieces[i] = undefined;
-        if (piece !== undefined) reader.write(piece);
-      }
-    });
-  };
-  let summary: { metadata: Record<string, string>; skipped: number } | undefined;
-  let error: unknown;
-  // Held until closed (on PostgreSQL a connection): closed whatever happens.
-  const writer = await data.openProgrammeWriter(source.id, generation);
+  // Opened before the download, so a database that cannot take the rows fails
+  // the attempt before anything is fetched; held until closed (on PostgreSQL a
+  // connection), closed whatever happens.
+  const writer = await deps.data.openProgrammeWriter(source.id, generation);
+  let read: Awaited<ReturnType<typeof readDocument>>;
   try {
-    for await (const chunk of dl.xml) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes >= TRANSACTION_XML_BYTES) await parsePending();
-    }
-    await parsePending();
-    summary = await writer.write((put) => {
-      insert = put;
-      return reader.close();
-    });
-  } catch (err) {
-    error = err;
+    read = await readDocument(deps, source, attempt, prev, writer);
   } finally {
     await writer.close();
   }
-  if (summary === undefined) {
+  const { data } = deps;
+  const failed = (error: string) => {
     void data.dropGeneration(source.id, generation);
-    return failed(describe(error));
-  }
+    return data.recordFailure(source.id, attempt, error);
+  };
+  if (!read.ok) return read.notModified ? read.status : failed(read.error);
+  const { dl, channels, summary } = read;
   const programmes = writer.stored;
-  if (channels.size === 0 && programmes === 0) {
-    void data.dropGeneration(source.id, generation);
+  if (channels.size === 0 && programmes === 0)
     return failed("the document holds no channel and no programme");
-  }
   const switched = await data.switchGeneration([...channels.values()], {
     sourceId: source.id,
     lastAttempt: attempt,
@@ -156,6 +94,82 @@ export async function importSource(
   // written below this one: its switch can no longer succeed.
   void data.purgeOld(source.id, generation);
   return switched;
+}
+
+/** Downloads the document and parses it into `writer`; records a "not modified" answer. */
+async function readDocument(
+  deps: ImportDeps,
+  source: GuideSource,
+  attempt: number,
+  prev: SourceStatusRow,
+  writer: ProgrammeWriter,
+) {
+  const dl = await downloadGuide(
+    deps.egress,
+    {
+      url: source.url,
+      // Validators only apply to the copy we still hold.
+      etag: prev.generation === null ? null : prev.etag,
+      lastModified: prev.generation === null ? null : prev.lastModified,
+      userAgent: deps.userAgent,
+      proxy: source.proxy,
+      signal: AbortSignal.any([deps.signal, AbortSignal.timeout(DOWNLOAD_DEADLINE_MS)]),
+    },
+    deps.limits,
+  );
+  if (!dl.ok) return { ok: false, notModified: false, error: dl.error } as const;
+  if (dl.notModified) {
+    const s = await deps.data.recordNotModified(source.id, attempt, {
+      ...prev.metadata,
+      not_modified: true,
+    });
+    return { ok: false, notModified: true, status: s ?? deps.data.status(source.id) } as const;
+  }
+
+  const channels = new Map<string, GuideChannelRecord>();
+  let insert: ((p: ProgrammeRecord) => void) | undefined;
+  const reader = createXmltvReader(source.timezone, {
+    channel(c) {
+      if (channels.size >= MAX_CHANNELS && !channels.has(c.id))
+        throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
+      channels.set(c.id, c);
+    },
+    programme(p) {
+      insert!(p);
+    },
+  });
+  // Decompressed pieces wait here (at most ~256 KiB) and are parsed together in
+  // one write: each programme goes to the database as soon as it is read.
+  let pending: (Buffer | undefined)[] = [];
+  let pendingBytes = 0;
+  const parsePending = () => {
+    const pieces = pending;
+    pending = [];
+    pendingBytes = 0;
+    return writer.write((put) => {
+      insert = put;
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i];
+        pieces[i] = undefined;
+        if (piece !== undefined) reader.write(piece);
+      }
+    });
+  };
+  try {
+    for await (const chunk of dl.xml) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= TRANSACTION_XML_BYTES) await parsePending();
+    }
+    await parsePending();
+    const summary = await writer.write((put) => {
+      insert = put;
+      return reader.close();
+    });
+    return { ok: true, dl, channels, summary } as const;
+  } catch (err) {
+    return { ok: false, notModified: false, error: describe(err) } as const;
+  }
 }
 
 function describe(err: unknown): string {
