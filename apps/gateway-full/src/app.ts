@@ -102,6 +102,13 @@ export async function composeFull(
       warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
       stop: (id) => sessions!.stop(id),
     },
+    // Cluster mode: viewer seats carry this instance's lease id, and `/v1/status` lists
+    // every instance's sessions with their owner.
+    instance: () => cluster?.instanceId ?? "",
+    clusterSessions: {
+      self: () => (cluster === undefined ? undefined : { id: cluster.instanceId, url: selfUrl() }),
+      live: () => cluster?.leases() ?? Promise.resolve([]),
+    },
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
@@ -159,6 +166,9 @@ export async function composeFull(
     localIngress: cluster === undefined ? dashIngress : cluster.ingress(dashIngress),
     // The stored egress document, not the config file: API and console changes apply live.
     playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
+    // Cluster mode: `max_viewers` seats counted in the shared database (undefined: in memory).
+    viewerSeats: state.viewerSeats,
+    onSeatError: (err, what) => log.warn({ err }, `${what} failed`),
   });
   playbackStats = () => playback.stats.snapshot();
 
@@ -184,7 +194,11 @@ export async function composeFull(
       }),
     ),
   );
-  app.route("/", createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter }));
+  // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
+  app.route(
+    "/",
+    createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter: ctx.limiter }),
+  );
   app.route(
     "/",
     createPlayback({
@@ -227,6 +241,8 @@ export async function composeFull(
       await manager.close();
       // After the sessions stopped: their leases go back at once for the others to take.
       await cluster?.close();
+      // The last viewer-seat renewals (cluster mode), before the database closes.
+      await playback.leases.close?.();
       await ffmpeg.proxy.close();
       await egress.close();
     },

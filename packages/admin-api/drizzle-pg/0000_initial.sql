@@ -133,6 +133,12 @@ CREATE TABLE "guide_sources" (
 	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "login_windows" (
+	"key" text PRIMARY KEY NOT NULL,
+	"window_start" bigint NOT NULL,
+	"count" integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "playback_access_log" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "playback_access_log_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
 	"token_id" text NOT NULL,
@@ -179,11 +185,21 @@ CREATE TABLE "state_versions" (
 	"version" bigint DEFAULT 0 NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "viewer_seats" (
+	"channel_id" text NOT NULL,
+	"lease_id" text NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"instance" text NOT NULL,
+	CONSTRAINT "viewer_seats_channel_id_lease_id_pk" PRIMARY KEY("channel_id","lease_id")
+);
+--> statement-breakpoint
 CREATE INDEX "api_token_audit_created_idx" ON "api_token_audit" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "api_token_audit_known_idx" ON "api_token_audit" USING btree ("id") WHERE "api_token_audit"."token_id" <> '';--> statement-breakpoint
 CREATE INDEX "api_token_audit_unknown_idx" ON "api_token_audit" USING btree ("id") WHERE "api_token_audit"."token_id" = '';--> statement-breakpoint
 CREATE INDEX "channels_sort_idx" ON "channels" USING btree ("sort_order","id");--> statement-breakpoint
 CREATE INDEX "guide_channels_xmltv_idx" ON "guide_channels" USING btree ("xmltv_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "guide_programmes_key" ON "guide_programmes" USING btree ("source_id","generation","xmltv_id","start");--> statement-breakpoint
+CREATE INDEX "login_windows_start_idx" ON "login_windows" USING btree ("window_start");--> statement-breakpoint
 CREATE INDEX "playback_access_log_created_idx" ON "playback_access_log" USING btree ("created_at");--> statement-breakpoint
-CREATE INDEX "playback_access_log_token_idx" ON "playback_access_log" USING btree ("token_id","id");
+CREATE INDEX "playback_access_log_token_idx" ON "playback_access_log" USING btree ("token_id","id");--> statement-breakpoint
+CREATE INDEX "viewer_seats_expires_idx" ON "viewer_seats" USING btree ("expires_at");

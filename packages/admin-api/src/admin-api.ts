@@ -1,8 +1,10 @@
-import type { RateLimiter, SessionTokens } from "@svc/core/auth";
+import { hostname } from "node:os";
+import { createRateLimiter, type RateLimiter, type SessionTokens } from "@svc/core/auth";
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
 import { createRouteMatcher } from "@svc/core/route-table";
+import type { ViewerSeatStore } from "@svc/playback/play";
 import { Hono } from "hono";
 import type { AdminContext, SessionControl } from "./admin-context.js";
 import type { AdminEnv } from "./env.js";
@@ -33,13 +35,20 @@ import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
+import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
+import { createPgRateLimiter } from "./storage/login-windows/postgres.js";
 import { createRepositories } from "./storage/repositories.js";
 import { openStorage, type Storage } from "./storage/storage.js";
+import { createPgViewerSeatStore } from "./storage/viewer-seats/postgres.js";
 
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
 export type { AdminEnv } from "./env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
 export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
+export type {
+  ClusterSessionSource,
+  PackagingLeaseView,
+} from "./services/status/cluster-sessions.js";
 
 /** Session control of an app without a packaging engine: nothing runs. */
 const NO_SESSIONS: SessionControl = {
@@ -69,6 +78,10 @@ export interface AdminStateOptions {
   readonly sessions?: SessionControl;
   /** Benchmarks only: false turns the access log off to measure its cost. */
   readonly accessLog?: boolean;
+  /** Cluster mode: the packaging leases `/v1/status` lists the cluster's sessions from. */
+  readonly clusterSessions?: ClusterSessionSource;
+  /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
+  readonly instance?: () => string;
 }
 
 export interface AdminState {
@@ -79,6 +92,11 @@ export interface AdminState {
   stopGuide(): Promise<void>;
   /** The open state database (SQLite file or PostgreSQL). */
   readonly storage: Storage;
+  /**
+   * Cluster mode (PostgreSQL): the viewer seats every instance counts `max_viewers`
+   * in; undefined on SQLite, where each process holds its seats in memory.
+   */
+  readonly viewerSeats: ViewerSeatStore | undefined;
   /** Writes every queued record, stops timers and closes the database. */
   close(): Promise<void>;
 }
@@ -143,7 +161,14 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     db,
     accounts,
     sessionTokens: options.sessionTokens,
-    limiter: options.limiter,
+    limiter:
+      storage.kind === "postgres"
+        ? createPgRateLimiter(storage.pg!, {
+            perMinute: config.auth.login_rate_per_min,
+            local: createRateLimiter(config.auth.login_rate_per_min),
+            onError: (err) => log.warn({ err }, "login limiter: shared counter unavailable"),
+          })
+        : options.limiter,
     channels,
     tokens,
     usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
@@ -162,6 +187,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     startedAt: Date.now(),
     playbackStats,
     sessions,
+    clusterSessions: options.clusterSessions,
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
     egressConfig: createEgressStore(db, config, options.egress.routes),
@@ -189,6 +215,13 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     },
     stopGuide: () => guide.close(),
     storage,
+    viewerSeats:
+      storage.kind === "postgres"
+        ? createPgViewerSeatStore(
+            storage.pg!,
+            options.instance ?? (() => `${hostname()}:${process.pid}`),
+          )
+        : undefined,
     async close() {
       clearInterval(timer);
       await ctx.usage.close();

@@ -15,6 +15,7 @@ import type { GuideService } from "./services/guide/guide-service.js";
 import type { AccessLog } from "./services/playback-keys/access-log.js";
 import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import type { SettingsStore } from "./services/settings/settings-store.js";
+import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 
 /** A runtime media session as `/v1/status` lists it (spec "Runtime session"). */
 export interface RuntimeSessionView {
@@ -67,6 +68,8 @@ export interface AdminContext {
   readonly playbackStats: () => PlaybackStats;
   /** Runtime media sessions of the packaging engines. */
   readonly sessions: SessionControl;
+  /** Cluster mode: the packaging leases of every instance, so `/v1/status` lists the cluster's sessions. */
+  readonly clusterSessions?: ClusterSessionSource;
   readonly defaultUserAgent: string;
   /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
   readonly egress: Egress;

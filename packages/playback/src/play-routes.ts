@@ -101,11 +101,17 @@ export function createPlayRoutes(
         throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
       // The credential as generated URLs carry it: the mount (with a playback key) and token.
       const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
-      const lease = rt.leases.admit(id, holder, channel.max_viewers, presented);
+      // Synchronous in a single process; a cluster awaits its database on a new seat only.
+      const admitted = rt.leases.admit(id, holder, channel.max_viewers, presented);
+      const lease = admitted instanceof Promise ? await admitted : admitted;
       if (lease.kind === "bad_signature")
         throw new GatewayError("forbidden", "invalid viewer lease");
       if (lease.kind === "full")
         throw new GatewayError("too_many_requests", "channel viewer limit reached");
+      if (lease.kind === "unavailable")
+        throw new GatewayError("unavailable", "viewer seats cannot be counted right now", {
+          headers: { "Retry-After": "2" },
+        });
       if (lease.kind === "minted") minted = lease.lease;
       else viewer = presented;
     }

@@ -1,6 +1,13 @@
 /** Entry `@svc/playback/play`: the play routes, their runtime and the credential seam. */
 
-export { LEASE_TTL_MS } from "./hls/viewer-leases.js";
+export {
+  type ClusterViewerLeases,
+  createClusterViewerLeases,
+  SEAT_FLUSH_MS,
+  type ViewerSeat,
+  type ViewerSeatStore,
+} from "./hls/cluster-viewer-leases.js";
+export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
 export { createPlayRoutes } from "./play-routes.js";
 export {

@@ -3,6 +3,7 @@ import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
+import { createClusterViewerLeases, type ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import { createPolicyChooser, type PlaylistPolicy } from "./hls/playlist-policy.js";
 import type { RewritePolicy } from "./hls/playlist-rewriter.js";
 import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source.js";
@@ -63,6 +64,13 @@ export interface PlaybackRuntimeOptions {
    * document's (changed through the admin API without a restart); default: the config file's.
    */
   readonly playlistPolicy?: () => PlaylistPolicy;
+  /**
+   * Cluster mode: the database every instance counts `max_viewers` seats in. Absent
+   * (embedded SQLite, lite), seats are held in this process's memory.
+   */
+  readonly viewerSeats?: ViewerSeatStore;
+  /** A failure of the shared viewer-seat store (cluster mode). */
+  readonly onSeatError?: (err: unknown, what: string) => void;
 }
 
 /** Shared by every mount of the play routes: one signer, cache, lease table and set of counters. */
@@ -107,7 +115,14 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
     stats,
     build: options.build,
     withCors: options.config.security.cors_origins.length > 0,
-    leases: createViewerLeases(options.signingKey),
+    leases:
+      options.viewerSeats === undefined
+        ? createViewerLeases(options.signingKey)
+        : createClusterViewerLeases({
+            key: options.signingKey,
+            store: options.viewerSeats,
+            onError: options.onSeatError,
+          }),
     parking: createParkingLimit(),
     rewritePolicy,
     playlists: createPlaylistSource({

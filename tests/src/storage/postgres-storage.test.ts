@@ -9,7 +9,10 @@ import { freePort } from "../harness/free-port.js";
 import { createDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 
-/** Every table of `packages/admin-api/src/db/schema-pg` (the SQLite tables plus channel_leases and state_versions). */
+/**
+ * Every table of `packages/admin-api/src/db/schema-pg`: the SQLite tables plus
+ * channel_leases, login_windows, state_versions and viewer_seats.
+ */
 const TABLES = [
   "api_token_audit",
   "api_tokens",
@@ -21,11 +24,13 @@ const TABLES = [
   "guide_programmes",
   "guide_source_status",
   "guide_sources",
+  "login_windows",
   "playback_access_log",
   "playback_keys",
   "settings",
   "state_markers",
   "state_versions",
+  "viewer_seats",
 ];
 
 const journal = JSON.parse(

@@ -43,7 +43,7 @@ export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
       throw new GatewayError("session_required", "this route needs an admin login session");
     // Spec "Limits": the login limiter, keyed by username plus client IP.
     const key = `cred:${p.account.configUsername}:${rateLimitSubject(clientAddress(c))}`;
-    if (!ctx.limiter.take(key)) {
+    if (!(await ctx.limiter.take(key))) {
       throw new GatewayError("too_many_requests", "too many credential changes", {
         headers: { "Retry-After": String(ctx.limiter.retryAfterSec(key)) },
       });

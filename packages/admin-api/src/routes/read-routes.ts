@@ -1,12 +1,19 @@
+import type { Logger } from "@svc/core/log";
 import { Hono } from "hono";
 import {
   type AdminContext,
   channelRestriction,
   principalOf,
+  type RuntimeSessionView,
   requestBase,
 } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { renderListedChannel } from "../services/channels/channel-view.js";
+import {
+  type ClusterSessionEntry,
+  type ClusterSessionSource,
+  mergeClusterSessions,
+} from "../services/status/cluster-sessions.js";
 
 /**
  * `GET /v1/channels`, `GET /v1/status` (session or token with `read`) and
@@ -33,9 +40,11 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
     return c.json({ channels });
   });
 
-  app.get("/v1/status", (c) => {
+  app.get("/v1/status", async (c) => {
     const only = channelRestriction(principalOf(c));
-    const sessions = ctx.sessions.list().filter((s) => only === null || only.has(s.channel_id));
+    const sessions = (await clusterSessions(ctx, c.get("log"))).filter(
+      (s) => only === null || only.has(s.channel_id),
+    );
     const stats = ctx.playbackStats();
     return c.json({
       uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
@@ -54,4 +63,25 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
   );
 
   return app;
+}
+
+/**
+ * This instance's sessions, or in cluster mode the whole cluster's with their
+ * owner (issue 15 item 5). When the lease table cannot be read, this instance's
+ * own sessions are still answered, marked with their owner.
+ */
+async function clusterSessions(
+  ctx: AdminContext,
+  log: Logger,
+): Promise<readonly (RuntimeSessionView | ClusterSessionEntry)[]> {
+  const local = ctx.sessions.list();
+  const self = ctx.clusterSessions?.self();
+  if (ctx.clusterSessions === undefined || self === undefined) return local;
+  let leases: Awaited<ReturnType<ClusterSessionSource["live"]>> = [];
+  try {
+    leases = await ctx.clusterSessions.live();
+  } catch (err) {
+    log.warn({ err }, "status: the cluster's packaging leases could not be read");
+  }
+  return mergeClusterSessions(local, leases, self);
 }

@@ -23,16 +23,20 @@ export interface Me {
 
 export interface RuntimeSession {
   channel_id: string;
-  mode: string;
-  engine: string;
-  pack_mode: string;
+  /** null on another instance's session (cluster mode, `state: "remote"`), as the fields below. */
+  mode: string | null;
+  engine: string | null;
+  pack_mode: string | null;
   fallback_reason: string | null;
-  started_at: string;
+  started_at: string | null;
   last_touch: string;
   state: string;
-  errors: number;
+  errors: number | null;
   last_error: string | null;
-  packager?: Record<string, unknown>;
+  packager?: Record<string, unknown> | null;
+  /** Cluster mode: the instance that packages the channel, and where it is reached. */
+  owner?: string;
+  owner_url?: string;
 }
 
 export interface Status {

@@ -4,7 +4,12 @@ export {
   isApiTokenShape,
   playbackCredential,
 } from "./bearer.js";
-export { createRateLimiter, type RateLimiter } from "./login-limiter.js";
+export {
+  createRateLimiter,
+  type MemoryRateLimiter,
+  RATE_WINDOW_MS,
+  type RateLimiter,
+} from "./login-limiter.js";
 export { createLoginRoute, isoSeconds, loginBody, loginResponse } from "./login-route.js";
 export { BCRYPT_COST, decoyHash, hashPassword, verifyPassword } from "./passwords.js";
 export {

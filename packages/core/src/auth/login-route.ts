@@ -29,7 +29,7 @@ export function createLoginRoute(deps: {
     const ip = clientAddress(c);
     // Spec "Limits": per client IP; an IPv6 client is its /64 (see rateLimitSubject).
     const key = `login:${rateLimitSubject(ip)}`;
-    if (!deps.limiter.take(key)) {
+    if (!(await deps.limiter.take(key))) {
       throw new GatewayError("too_many_requests", "too many login attempts", {
         headers: { "Retry-After": String(deps.limiter.retryAfterSec(key)) },
       });

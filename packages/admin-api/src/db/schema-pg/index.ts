@@ -250,3 +250,39 @@ export const stateVersions = pgTable("state_versions", {
   resource: text("resource").primaryKey(),
   version: bigint("version", { mode: "number" }).notNull().default(0),
 });
+
+/**
+ * PostgreSQL only: the viewer seats of channels with `max_viewers`, counted
+ * across instances (operator contract "Cluster mode"). A seat is taken by one
+ * atomic count-and-insert under a per-channel advisory lock; renewals arrive in
+ * batches; expired rows are deleted. Embedded SQLite keeps seats in memory.
+ */
+export const viewerSeats = pgTable(
+  "viewer_seats",
+  {
+    channelId: text("channel_id").notNull(),
+    leaseId: text("lease_id").notNull(),
+    expiresAt: epoch("expires_at").notNull(),
+    /** The instance that last took or renewed the seat (for operators; not a lock). */
+    instance: text("instance").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.channelId, t.leaseId] }),
+    index("viewer_seats_expires_idx").on(t.expiresAt),
+  ],
+);
+
+/**
+ * PostgreSQL only: the login limiter's fixed one-minute windows (spec
+ * "Limits"), shared by every instance so a round-robin balancer does not
+ * multiply an attacker's budget. Rows outlive their window by at most a minute.
+ */
+export const loginWindows = pgTable(
+  "login_windows",
+  {
+    key: text("key").primaryKey(),
+    windowStart: epoch("window_start").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [index("login_windows_start_idx").on(t.windowStart)],
+);

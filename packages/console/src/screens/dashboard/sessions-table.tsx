@@ -1,9 +1,13 @@
 import type { RuntimeSession } from "../../api/types.js";
 import { formatTime } from "../../components/display-values.js";
 
-/** Runtime sessions with state, engine, fallback reason, last error and packager counters. */
+/**
+ * Runtime sessions with state, engine, fallback reason, last error and packager counters;
+ * in cluster mode also the instance that packages each (another instance's show as remote).
+ */
 export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {
   if (sessions.length === 0) return <p>No runtime session is running.</p>;
+  const cluster = sessions.some((s) => s.owner !== undefined);
   return (
     <div class="table-wrap">
       <table class="table">
@@ -19,6 +23,7 @@ export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {
             <th scope="col">Last error</th>
             <th scope="col">Started</th>
             <th scope="col">Packager</th>
+            {cluster && <th scope="col">Instance</th>}
           </tr>
         </thead>
         <tbody>
@@ -28,12 +33,12 @@ export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {
               <td>
                 <span class={`badge badge-${s.state}`}>{s.state}</span>
               </td>
-              <td>{s.engine}</td>
+              <td>{s.engine ?? "—"}</td>
               <td>
-                {s.mode} / {s.pack_mode}
+                {s.mode ?? "—"} / {s.pack_mode}
               </td>
               <td>{s.fallback_reason ?? "—"}</td>
-              <td>{s.errors}</td>
+              <td>{s.errors ?? "—"}</td>
               <td class="wrap">{s.last_error ?? "—"}</td>
               <td>{formatTime(s.started_at)}</td>
               <td class="wrap">
@@ -44,6 +49,7 @@ export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {
                       .join(", ")
                   : "—"}
               </td>
+              {cluster && <td class="wrap">{s.owner_url || s.owner || "—"}</td>}
             </tr>
           ))}
         </tbody>
