@@ -103,7 +103,8 @@ testPass("", selected);
 // each gateway on a database of a private PostgreSQL server the harness starts
 // (tests/src/harness/storage-mode.ts). Off until every resource is stored through
 // the repositories: SVC_TEST_PG_PASS=1 turns it on.
-const PG_SUITES = /^tests\/dist\/full\/[^/]+\.test\.js$/;
+// tests/dist/guide: sources, refresh, matching and epg.xml read back through the PostgreSQL repository.
+const PG_SUITES = /^tests\/dist\/(full|guide)\/[^/]+\.test\.js$/;
 const pgServer = (() => {
   try {
     return readdirSync("/usr/lib/postgresql").some((v) =>
@@ -121,6 +122,8 @@ else if (!pgServer)
     "==> PostgreSQL pass: skipped, no server binaries (/usr/lib/postgresql/*/bin/postgres)\n",
   );
 else if (pgSelected.length === 0)
-  process.stdout.write("==> PostgreSQL pass: no suite of tests/dist/full selected\n");
+  process.stdout.write(
+    "==> PostgreSQL pass: no suite of tests/dist/full or tests/dist/guide selected\n",
+  );
 else testPass("PostgreSQL pass", pgSelected, { SVC_TEST_STORAGE: "postgres" });
 summary();

@@ -98,7 +98,7 @@ CREATE TABLE "guide_channels" (
 --> statement-breakpoint
 CREATE TABLE "guide_programmes" (
 	"source_id" text NOT NULL,
-	"generation" integer NOT NULL,
+	"generation" bigint NOT NULL,
 	"xmltv_id" text NOT NULL,
 	"start" bigint NOT NULL,
 	"stop" bigint,
@@ -113,7 +113,7 @@ CREATE TABLE "guide_source_status" (
 	"error" text,
 	"channel_count" integer DEFAULT 0 NOT NULL,
 	"programme_count" integer DEFAULT 0 NOT NULL,
-	"generation" integer,
+	"generation" bigint,
 	"etag" text,
 	"last_modified" text,
 	"metadata" jsonb NOT NULL

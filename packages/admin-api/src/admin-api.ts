@@ -151,9 +151,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     const ch = channels.get(id);
     return ch === undefined ? undefined : bindingOfChannel(ch);
   });
-  const guide = createGuideService({
+  const guide = await createGuideService({
     config,
-    db,
+    repository: repos.guide,
+    feed: storage.feed,
     egress: options.egress,
     catalog: channels,
     userAgent: options.defaultUserAgent,
@@ -213,7 +214,9 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   timer.unref();
   return {
     ctx,
-    startGuide: () => guide.start(),
+    startGuide: () => {
+      guide.start().catch((err: unknown) => log.error({ err }, "guide schedule failed to start"));
+    },
     stopGuide: () => guide.close(),
     storage,
     viewerSeats:

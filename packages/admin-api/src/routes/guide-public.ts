@@ -17,7 +17,7 @@ export function createGuidePublicRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   const epg = (gzip: boolean) => async (c: Context<AdminEnv>) => {
     await guide.beforeEpgRequest();
-    const out = guide.epg(requestBase(ctx, c));
+    const out = await guide.epg(requestBase(ctx, c));
     const headers: Record<string, string> = {
       "Content-Type": gzip ? "application/gzip" : "application/xml; charset=utf-8",
       // guide.cache false: every request is meant to see a fresh refresh.
@@ -44,7 +44,7 @@ export function createGuidePublicRoutes(ctx: AdminContext): Hono<AdminEnv> {
   app.get("/v1/logo/:id", async (c) => {
     const ch = ctx.channels.get(c.req.param("id"));
     if (ch === undefined || ch.disabled) throw new GatewayError("not_found", "channel not found");
-    const logo = await guide.logos.get(ch.id, guide.logoCandidates(ch));
+    const logo = await guide.logos.get(ch.id, guide.logoCandidates(ch, await guide.matches()));
     if (logo === undefined)
       throw new GatewayError("upstream_error", "no logo source answered with an image");
     return c.body(new Uint8Array(logo.bytes), 200, {

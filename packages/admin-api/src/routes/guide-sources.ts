@@ -47,7 +47,7 @@ export function createGuideSourceRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.post("/v1/admin/epg/sources", async (c) => {
     const body = await readJsonBody(c, sourceCreateBody);
-    const source = guide.sources.create(body);
+    const source = await guide.sources.create(body);
     c.header("ETag", etag(source.revision));
     return c.json({ ok: true, source: renderSource(source) }, 201);
   });
@@ -58,22 +58,22 @@ export function createGuideSourceRoutes(ctx: AdminContext): Hono<AdminEnv> {
       throw new GatewayError("not_found", `guide source ${id} not found`);
     const body = await readJsonBody(c, sourceUpdateBody);
     const before = guide.sources.get(id)!;
-    const source = guide.sources.update(id, c.req.header("if-match"), body);
+    const source = await guide.sources.update(id, c.req.header("if-match"), body);
     // Validators of the old address mean nothing for a new one.
-    if (source.url !== before.url) guide.forgetValidators(id);
+    if (source.url !== before.url) await guide.forgetValidators(id);
     c.header("ETag", etag(source.revision));
     return c.json({ ok: true, source: renderSource(source) });
   });
 
-  app.delete("/v1/admin/epg/sources/:id", (c) => {
+  app.delete("/v1/admin/epg/sources/:id", async (c) => {
     const id = c.req.param("id");
-    const { removed } = guide.sources.remove(id, c.req.header("if-match"));
-    guide.forgetSource(id);
+    const { removed } = await guide.sources.remove(id, c.req.header("if-match"));
+    await guide.forgetSource(id);
     return c.json({ ok: true, removed, hidden: !removed });
   });
 
-  app.get("/v1/admin/epg/matches", (c) => {
-    const byChannel = guide.matches();
+  app.get("/v1/admin/epg/matches", async (c) => {
+    const byChannel = await guide.matches();
     return c.json({
       matches: ctx.channels.list().map((ch) => {
         const m = byChannel.get(ch.id);

@@ -12,6 +12,9 @@ import { sqliteChannelRepository } from "./channels/sqlite.js";
 import { postgresEgressRepository } from "./egress/postgres.js";
 import type { EgressRepository } from "./egress/repository.js";
 import { sqliteEgressRepository } from "./egress/sqlite.js";
+import { createPgGuideRepository } from "./guide/postgres.js";
+import type { GuideRepository } from "./guide/repository.js";
+import { createSqliteGuideRepository } from "./guide/sqlite.js";
 import { postgresPlaybackKeysRepository } from "./playback-keys/postgres.js";
 import type { PlaybackKeysRepository } from "./playback-keys/repository.js";
 import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
@@ -43,6 +46,8 @@ export interface Repositories {
   readonly settings: SettingsRepository;
   /** The stored egress routing document. */
   readonly egress: EgressRepository;
+  /** Guide sources, refresh states, guide channels and programme generations. */
+  readonly guide: GuideRepository;
 }
 
 /** Builds the repositories over the open storage. */
@@ -58,5 +63,6 @@ export function createRepositories(storage: Storage): Repositories {
     channels: pg ? postgresChannelRepository(pg) : sqliteChannelRepository(sqlite!),
     settings: pg ? postgresSettingsRepository(pg) : sqliteSettingsRepository(sqlite!),
     egress: pg ? postgresEgressRepository(pg) : sqliteEgressRepository(sqlite!),
+    guide: pg ? createPgGuideRepository(pg) : createSqliteGuideRepository(sqlite!),
   };
 }

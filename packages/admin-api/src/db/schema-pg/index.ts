@@ -154,7 +154,8 @@ export const guideProgrammes = pgTable(
   "guide_programmes",
   {
     sourceId: text("source_id").notNull(),
-    generation: integer("generation").notNull(),
+    /** The start time of its refresh, epoch ms: beyond int4. */
+    generation: epoch("generation").notNull(),
     xmltvId: text("xmltv_id").notNull(),
     /** UTC instants, epoch seconds. */
     start: epoch("start").notNull(),
@@ -172,7 +173,7 @@ export const guideSourceStatus = pgTable("guide_source_status", {
   error: text("error"),
   channelCount: integer("channel_count").notNull().default(0),
   programmeCount: integer("programme_count").notNull().default(0),
-  generation: integer("generation"),
+  generation: epoch("generation"),
   etag: text("etag"),
   lastModified: text("last_modified"),
   metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull(),

@@ -4,23 +4,42 @@ import type { ProgrammeRow } from "./guide-data.js";
 import { escapeXml } from "./xml-escape.js";
 import { formatXmltvTime } from "./xmltv-time.js";
 
+/** A guide channel of one source. */
+export interface GuideRef {
+  readonly sourceId: string;
+  readonly xmltvId: string;
+}
+
 export interface EpgInput {
   /** Enabled gateway channels, in catalog order. */
   readonly channels: readonly Channel[];
   readonly matchOf: (channelId: string) => ChannelMatch | undefined;
-  /** Programmes of one guide channel in the source's current generation, by start. */
-  readonly programmes: (sourceId: string, xmltvId: string) => readonly ProgrammeRow[];
+  /**
+   * Loads the programmes of these guide channels (each source's current
+   * generation, by start) and resolves with their lookup; called for one batch
+   * of channels at a time.
+   */
+  readonly programmes: (
+    refs: readonly GuideRef[],
+  ) => Promise<(sourceId: string, xmltvId: string) => readonly ProgrammeRow[]>;
   /** Absolute URL of the channel's `/v1/logo/{id}`, or undefined when it has no logo. */
   readonly logoUrl: (channel: Channel, match: ChannelMatch | undefined) => string | undefined;
 }
 
 /** Output is handed on in pieces of about this many characters. */
 const PIECE_CHARS = 64 * 1024;
+/**
+ * Gateway channels whose programmes are loaded together: one query per source
+ * and batch on PostgreSQL, and memory bounded by two batches (the one being
+ * written and the next, loaded meanwhile) whatever the guide's size.
+ */
+const BATCH_CHANNELS = 64;
 
 /**
  * The XMLTV document (xmltv.dtd: `channel*` then `programme*`), produced piece
  * by piece: each `yield` waits for the consumer, and between two of them only one
- * piece and the programmes of one channel are in memory, whatever the guide's size.
+ * piece and the programmes of two batches of channels are in memory, whatever
+ * the guide's size.
  * Channel ids are the gateway's channel ids.
  */
 export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
@@ -37,18 +56,34 @@ export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
       piece = "";
     }
   }
-  for (const ch of input.channels) {
-    const refs = input.matchOf(ch.id)?.guideRefs ?? [];
-    if (refs.length === 0) continue;
-    const id = escapeXml(ch.id);
-    for (const p of mergeProgrammes(refs.map((r) => input.programmes(r.sourceId, r.xmltvId)))) {
-      piece += `<programme start="${formatXmltvTime(p.start)}"${
-        p.stop === null ? "" : ` stop="${formatXmltvTime(p.stop)}"`
-      } channel="${id}">${p.body}</programme>\n`;
-    }
-    if (piece.length >= PIECE_CHARS) {
-      yield piece;
-      piece = "";
+  const withGuide = input.channels.filter(
+    (ch) => (input.matchOf(ch.id)?.guideRefs.length ?? 0) > 0,
+  );
+  const load = (from: number) => {
+    const refs = withGuide
+      .slice(from, from + BATCH_CHANNELS)
+      .flatMap((ch) => input.matchOf(ch.id)?.guideRefs ?? []);
+    const loading = input.programmes(refs);
+    // Awaited below; a consumer that stops early leaves it unawaited.
+    loading.catch(() => undefined);
+    return loading;
+  };
+  let next = withGuide.length > 0 ? load(0) : undefined;
+  for (let from = 0; next !== undefined; from += BATCH_CHANNELS) {
+    const programmes = await next;
+    next = from + BATCH_CHANNELS < withGuide.length ? load(from + BATCH_CHANNELS) : undefined;
+    for (const ch of withGuide.slice(from, from + BATCH_CHANNELS)) {
+      const refs = input.matchOf(ch.id)?.guideRefs ?? [];
+      const id = escapeXml(ch.id);
+      for (const p of mergeProgrammes(refs.map((r) => programmes(r.sourceId, r.xmltvId)))) {
+        piece += `<programme start="${formatXmltvTime(p.start)}"${
+          p.stop === null ? "" : ` stop="${formatXmltvTime(p.stop)}"`
+        } channel="${id}">${p.body}</programme>\n`;
+      }
+      if (piece.length >= PIECE_CHARS) {
+        yield piece;
+        piece = "";
+      }
     }
   }
   yield `${piece}</tv>\n`;

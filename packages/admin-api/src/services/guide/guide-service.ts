@@ -4,127 +4,97 @@ import type { Channel, ChannelCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
-import type { StateDb } from "../../db/client.js";
+import type { ChangeFeed } from "../../storage/change-feed.js";
+import type { GuideRepository } from "../../storage/guide/repository.js";
 import { type ChannelMatch, type ChannelMatcher, createChannelMatcher } from "./channel-matcher.js";
-import { renderEpg } from "./epg-writer.js";
-import { createGuideData, type SourceStatusRow } from "./guide-data.js";
+import { type GuideRef, renderEpg } from "./epg-writer.js";
+import { openGuideData, type ProgrammeRow, type SourceStatusRow } from "./guide-data.js";
+import { createGuideRefresher } from "./guide-refresher.js";
 import { createLogoCache } from "./logo-cache.js";
 import { logoCandidates } from "./logo-candidates.js";
-import { importSource } from "./source-import.js";
-import { createGuideSourceStore, type GuideSource } from "./source-store.js";
+import { type GuideSource, openGuideSourceStore } from "./source-store.js";
+
+export type { RefreshOutcome } from "./guide-refresher.js";
 
 export interface GuideServiceDeps {
   readonly config: GatewayConfig;
-  readonly db: StateDb;
+  readonly repository: GuideRepository;
+  /** Reloads the mirrors when another instance changed the guide. */
+  readonly feed: ChangeFeed;
   readonly egress: Egress;
   readonly catalog: ChannelCatalog;
   readonly userAgent: string;
   readonly log: Logger;
 }
 
-export interface RefreshOutcome {
-  readonly ok: boolean;
-  readonly statuses: readonly SourceStatusRow[];
-}
-
 /**
  * The programme guide of the full build: sources, refresh (scheduled, on
  * request, or on demand per epg.xml request with `guide.cache: false`), matching,
  * the XMLTV output and the logos. Business rules live here and in the modules it
- * composes; the routes only translate HTTP.
+ * composes; the routes only translate HTTP. Sources and refresh states are
+ * mirrored in memory; guide channels and programmes are read from the
+ * repository when matching is rebuilt or epg.xml is written.
  */
-export function createGuideService(deps: GuideServiceDeps) {
+export async function createGuideService(deps: GuideServiceDeps) {
   const { config, log } = deps;
-  const sources = createGuideSourceStore(deps.db);
-  const data = createGuideData(deps.db);
+  const sources = await openGuideSourceStore(deps.repository);
+  const data = await openGuideData(deps.repository);
+  deps.feed.watch("guide", async () => {
+    await Promise.all([sources.reload(), data.reload()]);
+  });
   const logos = createLogoCache({
     dir: join(config.server.data_dir, "logos"),
     egress: deps.egress,
     userAgent: deps.userAgent,
   });
-  const limits = {
-    maxDownloadBytes: config.guide.max_download_bytes,
-    maxXmlBytes: config.guide.max_xml_bytes,
-  };
-  let inflight: Promise<RefreshOutcome> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const shutdown = new AbortController();
-
+  const refresher = createGuideRefresher({
+    sources,
+    data,
+    egress: deps.egress,
+    limits: {
+      maxDownloadBytes: config.guide.max_download_bytes,
+      maxXmlBytes: config.guide.max_xml_bytes,
+    },
+    userAgent: deps.userAgent,
+    intervalMs: config.guide.refresh_interval_min * 60_000,
+    log,
+  });
   const enabled = () => sources.list().filter((s) => s.enabled);
+  const refresh = refresher.refresh;
 
-  async function runRefresh(): Promise<RefreshOutcome> {
-    const statuses: SourceStatusRow[] = [];
-    // One source after the other: each parse is CPU-bound and the machine's
-    // memory stays bounded by one document's pieces.
-    for (const source of enabled()) {
-      const started = Date.now();
-      const status = await importSource(
-        { egress: deps.egress, data, limits, userAgent: deps.userAgent, signal: shutdown.signal },
-        source,
-      ).catch((err: unknown) => {
-        log.error({ err, source: source.id }, "guide refresh failed unexpectedly");
-        const prev = data.status(source.id);
-        const s = {
-          ...prev,
-          lastAttempt: started,
-          stale: prev.generation !== null,
-          error: "internal error",
-        };
-        data.writeStatus(s);
-        return s;
-      });
-      log.info(
-        {
-          source: source.id,
-          ok: status.error === null,
-          error: status.error,
-          channels: status.channelCount,
-          programmes: status.programmeCount,
-          dur_ms: Date.now() - started,
-        },
-        "guide source refreshed",
-      );
-      // Removed while it was being read: its rows must not outlive it.
-      if (sources.get(source.id) === undefined) {
-        data.forget(source.id);
-        void data.purgeOld(source.id, Date.now());
-        continue;
-      }
-      statuses.push(status);
-    }
-    return { ok: statuses.every((s) => s.error === null), statuses };
-  }
-
-  /** Refreshes every enabled source; concurrent callers share the run in progress. */
-  function refresh(): Promise<RefreshOutcome> {
-    if (inflight === undefined) inflight = runRefresh().finally(() => (inflight = undefined));
-    return inflight;
-  }
-
-  // Matching is rebuilt only when the guide data, the enabled sources or the
-  // catalog changed; epg.xml, the matches listing and logos share the result.
+  // Matching is rebuilt only when the switched generations of the enabled
+  // sources or the catalog changed; epg.xml, the matches listing and logos
+  // share the result, and concurrent callers share one rebuild.
   let matchCache:
     | { key: string; matcher: ChannelMatcher; byChannel: Map<string, ChannelMatch> }
     | undefined;
+  let building: { key: string; result: Promise<Map<string, ChannelMatch>> } | undefined;
   function catalogKey(list: readonly Channel[]): string {
     const h = createHash("sha1");
     for (const ch of list) h.update(`${ch.id}\u0000${ch.revision}\u0000`);
     return h.digest("hex");
   }
-  function matches(): Map<string, ChannelMatch> {
+  function matches(): Promise<Map<string, ChannelMatch>> {
     const active = enabled().filter((s) => data.status(s.id).generation !== null);
     const list = deps.catalog.list();
-    const key = `${data.version()}|${active.map((s) => s.id).join(",")}|${catalogKey(list)}`;
-    if (matchCache?.key === key) return matchCache.byChannel;
-    const ids = active.map((s) => s.id);
-    const matcher =
-      matchCache !== undefined &&
-      matchCache.key.split("|").slice(0, 2).join("|") === key.split("|").slice(0, 2).join("|")
-        ? matchCache.matcher
-        : createChannelMatcher(data.channels(ids), ids);
-    const byChannel = new Map(list.map((ch) => [ch.id, matcher.match(ch)]));
-    matchCache = { key, matcher, byChannel };
-    return byChannel;
+    const guideKey = active.map((s) => `${s.id}:${data.status(s.id).generation}`).join(",");
+    const key = `${guideKey}|${catalogKey(list)}`;
+    if (matchCache?.key === key) return Promise.resolve(matchCache.byChannel);
+    if (building?.key === key) return building.result;
+    const result = (async () => {
+      const ids = active.map((s) => s.id);
+      const matcher =
+        matchCache !== undefined && matchCache.key.split("|")[0] === guideKey
+          ? matchCache.matcher
+          : createChannelMatcher(await data.channels(ids), ids);
+      const byChannel = new Map(list.map((ch) => [ch.id, matcher.match(ch)]));
+      matchCache = { key, matcher, byChannel };
+      return byChannel;
+    })().finally(() => {
+      if (building?.key === key) building = undefined;
+    });
+    building = { key, result };
+    return result;
   }
 
   function statusView(s: SourceStatusRow) {
@@ -155,6 +125,25 @@ export function createGuideService(deps: GuideServiceDeps) {
     return `"${h.digest("base64url").slice(0, 22)}"`;
   }
 
+  /** Programmes of a batch of guide channels, each source at the generation epg.xml started with. */
+  async function programmesOf(
+    generation: ReadonlyMap<string, number | null>,
+    refs: readonly GuideRef[],
+  ) {
+    const bySource = new Map<string, string[]>();
+    for (const r of refs) {
+      if ((generation.get(r.sourceId) ?? null) === null) continue;
+      const ids = bySource.get(r.sourceId);
+      if (ids === undefined) bySource.set(r.sourceId, [r.xmltvId]);
+      else ids.push(r.xmltvId);
+    }
+    const loaded = new Map<string, Map<string, ProgrammeRow[]>>();
+    for (const [sourceId, ids] of bySource)
+      loaded.set(sourceId, await data.programmes(sourceId, generation.get(sourceId)!, ids));
+    return (sourceId: string, xmltvId: string): readonly ProgrammeRow[] =>
+      loaded.get(sourceId)?.get(xmltvId) ?? [];
+  }
+
   return {
     sources,
     statusView,
@@ -163,14 +152,13 @@ export function createGuideService(deps: GuideServiceDeps) {
     hasEnabledSource: () => enabled().length > 0,
     statuses: () => sources.list().map((s) => statusView(data.status(s.id))),
     /** Drops the data of a removed or hidden source. */
-    forgetSource(id: string) {
-      data.forget(id);
+    async forgetSource(id: string): Promise<void> {
+      await data.forget(id);
       void data.purgeOld(id, Date.now());
     },
     matches,
-    forgetValidators(id: string) {
-      const st = data.status(id);
-      if (st.lastAttempt !== null) data.writeStatus({ ...st, etag: null, lastModified: null });
+    async forgetValidators(id: string): Promise<void> {
+      await data.clearValidators(id);
     },
     /** True when at least one enabled source holds data: playlists then carry `x-tvg-url`. */
     active: () => enabled().some((s) => data.status(s.id).generation !== null),
@@ -178,18 +166,15 @@ export function createGuideService(deps: GuideServiceDeps) {
     async beforeEpgRequest(): Promise<void> {
       if (!config.guide.cache && enabled().length > 0) await refresh();
     },
-    epg(base: string) {
-      const byChannel = matches();
+    async epg(base: string) {
+      const byChannel = await matches();
       const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
       return {
         etag: epgFingerprint(base),
         body: renderEpg({
           channels: deps.catalog.list().filter((ch) => !ch.disabled),
           matchOf: (id) => byChannel.get(id),
-          programmes: (sourceId, xmltvId) => {
-            const g = generation.get(sourceId);
-            return g === undefined || g === null ? [] : data.programmes(sourceId, g, xmltvId);
-          },
+          programmes: (refs) => programmesOf(generation, refs),
           logoUrl: (ch, m) =>
             ch.logo_url !== "" || (m?.match?.icon ?? "") !== ""
               ? `${base}/v1/logo/${encodeURIComponent(ch.id)}`
@@ -197,37 +182,18 @@ export function createGuideService(deps: GuideServiceDeps) {
         }),
       };
     },
-    /** `byChannel`: the result of {@link matches} when the caller lists every channel. */
-    logoCandidates: (ch: Channel, byChannel: Map<string, ChannelMatch> = matches()) =>
+    /** `byChannel`: the result of {@link matches}. */
+    logoCandidates: (ch: Channel, byChannel: Map<string, ChannelMatch>) =>
       logoCandidates(ch, byChannel.get(ch.id), config.guide.logo_repositories),
     logos,
-    /** Starts the schedule; a first refresh runs at once when the data is older than the interval. */
-    start() {
-      const bootTime = Date.now();
-      // Node timers hold at most 2^31-1 ms (~24.8 days); a longer interval would fire at once.
-      const intervalMs = Math.min(config.guide.refresh_interval_min * 60_000, 2_147_483_647);
-      for (const id of data.sourcesWithProgrammes()) {
-        const s = sources.get(id);
-        // Leftovers of a crash or of removed sources; refreshes of this process
-        // use generations from now on and are never touched.
-        void data.purgeOld(id, bootTime, s === undefined ? null : data.status(id).generation);
-      }
-      const due = enabled().some((s) => {
-        const last = data.status(s.id).lastAttempt;
-        return last === null || Date.now() - last >= intervalMs;
-      });
-      if (due) void refresh();
-      timer = setInterval(() => void refresh(), intervalMs);
-      timer.unref();
-    },
-    async close() {
-      if (timer !== undefined) clearInterval(timer);
-      shutdown.abort();
-      await inflight?.catch(() => undefined);
-      data.close();
-    },
+    /**
+     * Starts the refresh schedule (docs/guide.md "Refresh"): a first turn at
+     * once, then one per `guide.refresh_interval_min`.
+     */
+    start: () => refresher.start(),
+    close: () => refresher.close(),
   };
 }
 
-export type GuideService = ReturnType<typeof createGuideService>;
+export type GuideService = Awaited<ReturnType<typeof createGuideService>>;
 export type { GuideSource };

@@ -1,8 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
-import { eq } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
-import { guideSources } from "../../db/schema/index.js";
 import { parseIfMatch } from "../../http/if-match.js";
+import type { GuideRepository, GuideSourceRow } from "../../storage/guide/repository.js";
 import { GUIDE_PRESETS, type GuidePreset, PRESET_BY_ID } from "./presets.js";
 import type { SourceCreateBody, SourceUpdateBody } from "./source-body.js";
 
@@ -20,7 +18,7 @@ export interface GuideSource {
   readonly updatedAt: number;
 }
 
-type Row = typeof guideSources.$inferSelect;
+type Row = GuideSourceRow;
 const FIELDS = ["name", "url", "timezone", "proxy", "enabled"] as const;
 
 function effective(row: Row | undefined, preset: GuidePreset | undefined): GuideSource | undefined {
@@ -68,23 +66,24 @@ export interface GuideSourceStore {
   /** Visible sources: custom ones in creation order, then presets. */
   list(): GuideSource[];
   get(id: string): GuideSource | undefined;
-  create(body: SourceCreateBody): GuideSource;
-  update(id: string, ifMatch: string | undefined, body: SourceUpdateBody): GuideSource;
+  create(body: SourceCreateBody): Promise<GuideSource>;
+  update(id: string, ifMatch: string | undefined, body: SourceUpdateBody): Promise<GuideSource>;
   /** Removes a custom source, hides a preset; reports which. */
-  remove(id: string, ifMatch: string | undefined): { removed: boolean };
+  remove(id: string, ifMatch: string | undefined): Promise<{ removed: boolean }>;
+  /** Re-reads every stored row (another instance wrote); idempotent. */
+  reload(): Promise<void>;
 }
 
-export function createGuideSourceStore(db: StateDb): GuideSourceStore {
-  const rowOf = (id: string) => db.select().from(guideSources).where(eq(guideSources.id, id)).get();
-  const nextPosition = () =>
-    Math.max(
-      0,
-      ...db
-        .select({ p: guideSources.position })
-        .from(guideSources)
-        .all()
-        .map((r) => r.p),
-    ) + 1;
+/**
+ * The guide sources, mirrored in memory (reads never wait on the database).
+ * A write goes through the repository first, conditional on the revision the
+ * mirror holds, so a change another instance made in between is a 409, never
+ * a lost update; the mirror then takes the written row.
+ */
+export async function openGuideSourceStore(repo: GuideRepository): Promise<GuideSourceStore> {
+  let rows = new Map<string, Row>();
+  const rowOf = (id: string) => rows.get(id);
+  const nextPosition = () => Math.max(0, ...[...rows.values()].map((r) => r.position)) + 1;
 
   /** Stores a preset's fields only where they differ from the preset (null = preset value). */
   const presetColumns = (
@@ -108,18 +107,28 @@ export function createGuideSourceStore(db: StateDb): GuideSourceStore {
     };
   };
 
+  /**
+   * Writes `row` over the stored `before` (undefined: none); when another
+   * writer got there first, the mirror is refreshed and the write refused.
+   */
+  async function save(row: Row, before: Row | undefined): Promise<GuideSource> {
+    if (!(await repo.saveSource(row, before?.revision))) throw await changedMeanwhile(row.id);
+    rows.set(row.id, row);
+    return store.get(row.id)!;
+  }
+  async function changedMeanwhile(id: string): Promise<GatewayError> {
+    await store.reload();
+    const now = store.get(id);
+    return now === undefined
+      ? new GatewayError("not_found", `guide source ${id} not found`)
+      : new GatewayError("conflict", `revision mismatch: current revision is ${now.revision}`);
+  }
+
   const store: GuideSourceStore = {
     list() {
-      const rows = new Map(
-        db
-          .select()
-          .from(guideSources)
-          .all()
-          .map((r) => [r.id, r]),
-      );
       const custom = [...rows.values()]
         .filter((r) => !PRESET_BY_ID.has(r.id))
-        .sort((a, b) => a.position - b.position)
+        .sort((a, b) => a.position - b.position || (a.id < b.id ? -1 : 1))
         .map((r) => effective(r, undefined))
         .filter((s) => s !== undefined);
       const presets = GUIDE_PRESETS.map((p) => effective(rows.get(p.id), p)).filter(
@@ -128,7 +137,7 @@ export function createGuideSourceStore(db: StateDb): GuideSourceStore {
       return [...custom, ...presets];
     },
     get: (id) => effective(rowOf(id), PRESET_BY_ID.get(id)),
-    create(body) {
+    async create(body) {
       const preset = PRESET_BY_ID.get(body.id);
       const row = rowOf(body.id);
       if (effective(row, preset) !== undefined)
@@ -137,34 +146,41 @@ export function createGuideSourceStore(db: StateDb): GuideSourceStore {
       if (preset !== undefined) {
         // A hidden preset comes back, with the submitted fields as its changes.
         const merged = { ...preset, ...stripUndefined(body), preset: true };
-        const cols = presetColumns(preset, merged);
-        const revision = (row?.revision ?? 1) + 1;
-        db.update(guideSources)
-          .set({ ...cols, hidden: false, revision, updatedAt: now })
-          .where(eq(guideSources.id, body.id))
-          .run();
-        return store.get(body.id)!;
+        return save(
+          {
+            id: body.id,
+            preset: true,
+            ...presetColumns(preset, merged),
+            hidden: false,
+            position: row?.position ?? 0,
+            revision: (row?.revision ?? 1) + 1,
+            updatedAt: now,
+          },
+          row,
+        );
       }
       if (body.url === undefined) throw new GatewayError("invalid_request", "url: required");
-      db.insert(guideSources)
-        .values({
-          id: body.id,
-          preset: false,
-          name: body.name ?? body.id,
-          url: body.url,
-          timezone: body.timezone ?? "UTC",
-          proxy: body.proxy ?? "direct",
-          enabled: body.enabled ?? true,
-          hidden: false,
-          position: nextPosition(),
-          revision: row === undefined ? 1 : row.revision + 1,
-          updatedAt: now,
-        })
-        .onConflictDoNothing()
-        .run();
-      return store.get(body.id)!;
+      const next: Row = {
+        id: body.id,
+        preset: false,
+        name: body.name ?? body.id,
+        url: body.url,
+        timezone: body.timezone ?? "UTC",
+        proxy: body.proxy ?? "direct",
+        enabled: body.enabled ?? true,
+        hidden: false,
+        position: nextPosition(),
+        revision: row === undefined ? 1 : row.revision + 1,
+        updatedAt: now,
+      };
+      if (!(await repo.saveSource(next, row?.revision))) {
+        await store.reload();
+        throw new GatewayError("conflict", `guide source ${body.id} already exists`);
+      }
+      rows.set(next.id, next);
+      return store.get(next.id)!;
     },
-    update(id, ifMatch, body) {
+    async update(id, ifMatch, body) {
       const preset = PRESET_BY_ID.get(id);
       const row = rowOf(id);
       const current = effective(row, preset);
@@ -174,42 +190,29 @@ export function createGuideSourceStore(db: StateDb): GuideSourceStore {
       if (body.id !== undefined && body.id !== id)
         throw new GatewayError("invalid_request", "id: does not match the path");
       const merged = { ...current, ...stripUndefined(body), id };
-      const now = Date.now();
-      const revision = current.revision + 1;
-      if (preset !== undefined) {
-        const cols = presetColumns(preset, merged);
-        db.insert(guideSources)
-          .values({
-            id,
-            preset: true,
-            ...cols,
-            hidden: false,
-            position: 0,
-            revision,
-            updatedAt: now,
-          })
-          .onConflictDoUpdate({
-            target: guideSources.id,
-            set: { ...cols, revision, updatedAt: now },
-          })
-          .run();
-      } else {
-        db.update(guideSources)
-          .set({
-            name: merged.name,
-            url: merged.url,
-            timezone: merged.timezone,
-            proxy: merged.proxy,
-            enabled: merged.enabled,
-            revision,
-            updatedAt: now,
-          })
-          .where(eq(guideSources.id, id))
-          .run();
-      }
-      return store.get(id)!;
+      const base = {
+        id,
+        hidden: false,
+        position: row?.position ?? 0,
+        revision: current.revision + 1,
+        updatedAt: Date.now(),
+      };
+      if (preset !== undefined)
+        return save({ ...base, preset: true, ...presetColumns(preset, merged) }, row);
+      return save(
+        {
+          ...base,
+          preset: false,
+          name: merged.name,
+          url: merged.url,
+          timezone: merged.timezone,
+          proxy: merged.proxy,
+          enabled: merged.enabled,
+        },
+        row,
+      );
     },
-    remove(id, ifMatch) {
+    async remove(id, ifMatch) {
       const preset = PRESET_BY_ID.get(id);
       const row = rowOf(id);
       const current = effective(row, preset);
@@ -218,21 +221,31 @@ export function createGuideSourceStore(db: StateDb): GuideSourceStore {
       // Spec "Guide": If-Match is required except for presets (validated when sent).
       checkIfMatch(ifMatch, current.revision, preset === undefined);
       if (preset === undefined) {
-        db.delete(guideSources).where(eq(guideSources.id, id)).run();
+        if (!(await repo.deleteSource(id, current.revision))) throw await changedMeanwhile(id);
+        rows.delete(id);
         return { removed: true };
       }
-      const now = Date.now();
-      const revision = current.revision + 1;
-      db.insert(guideSources)
-        .values({ id, preset: true, hidden: true, position: 0, revision, updatedAt: now })
-        .onConflictDoUpdate({
-          target: guideSources.id,
-          set: { hidden: true, revision, updatedAt: now },
-        })
-        .run();
+      const hidden: Row = {
+        id,
+        preset: true,
+        name: row?.name ?? null,
+        url: row?.url ?? null,
+        timezone: row?.timezone ?? null,
+        proxy: row?.proxy ?? null,
+        enabled: row?.enabled ?? null,
+        hidden: true,
+        position: row?.position ?? 0,
+        revision: current.revision + 1,
+        updatedAt: Date.now(),
+      };
+      await save(hidden, row);
       return { removed: false };
     },
+    async reload() {
+      rows = new Map((await repo.sources()).map((r) => [r.id, r]));
+    },
   };
+  await store.reload();
   return store;
 }
 

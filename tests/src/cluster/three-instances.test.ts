@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { after, before, describe, it } from "node:test";
+import pg from "pg";
+import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
+import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import { login, requestJson } from "../harness/http-client.js";
+import { ed25519Pair } from "../harness/keys.js";
+import { uriLines } from "../harness/media-probe.js";
+import { hasNginx, type NginxFront, startNginxFront } from "../harness/nginx-front.js";
+import { createDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
+import { until } from "../harness/until.js";
+import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+
+/**
+ * Issue 15 "Tests": three full instances on one PostgreSQL behind nginx (the
+ * deploy/nginx-svc-cluster.conf recipe). A channel created on one is played through
+ * another; a session minted on one works on all; the viewer limit holds across
+ * instances; killing the packaging instance moves the lease and playback resumes
+ * within the contract's 20 s (operator contract "Cluster mode").
+ */
+const SKIP = POSTGRES_MISSING || (hasNginx() ? false : "nginx is not installed");
+
+describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP }, () => {
+  let src: DashLiveSource;
+  let databaseUrl: string;
+  const gateways: GatewayProcess[] = [];
+  let front: NginxFront;
+  const identity = { ...ed25519Pair(), signingKey: randomBytes(32).toString("hex") };
+
+  const config = () => ({
+    auth: {
+      ...authSection(),
+      token_private_key: identity.privatePem,
+      token_public_key: identity.publicPem,
+    },
+    security: {
+      allowed_hosts: ["127.0.0.1"],
+      play_require_auth: false,
+      signing_key: identity.signingKey,
+    },
+    media: { idle_stop_sec: 120 },
+  });
+
+  /** The instance whose `/v1/status` lists the channel's session as its own. */
+  const ownerOf = async (channelId: string, token: string) => {
+    for (const gw of gateways) {
+      if (gw.proc.exitCode !== null || gw.proc.signalCode !== null) continue;
+      const st = await requestJson(`${gw.url}/v1/status`, { token });
+      if (st.status !== 200) continue;
+      const own = (st.body.sessions as Array<Record<string, unknown>>).find(
+        (s) => s.channel_id === channelId && s.state !== "remote",
+      );
+      if (own !== undefined) return gw;
+    }
+    return undefined;
+  };
+
+  before(async () => {
+    src = await startDashLiveSource({ heights: [360], languages: ["eng"] });
+    await src.waitForSegments(3);
+    databaseUrl = (await createDatabase())!;
+    for (let i = 0; i < 3; i += 1)
+      gateways.push(
+        await startGateway("full", config(), { env: { SVC_DATABASE_URL: databaseUrl } }),
+      );
+    front = await startNginxFront(gateways.map((g) => g.url));
+  });
+  after(async () => {
+    await front?.stop();
+    for (const gw of gateways) await gw.stop();
+    await src?.stop();
+  });
+
+  it("accepts a session minted on one instance on every instance", async () => {
+    const token = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
+    for (const gw of gateways) {
+      const me = await requestJson(`${gw.url}/v1/me`, { token });
+      assert.equal(me.status, 200, `${gw.url}: ${me.text}`);
+    }
+  });
+
+  it("shows a channel created on one instance on the others within 2 s, and plays it through nginx", async () => {
+    const token = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
+    const created = await requestJson(`${gateways[0]!.url}/v1/admin/channels`, {
+      token,
+      body: { id: "news", title: "News", ingress: "dash", source_url: src.mpdUrl },
+    });
+    assert.equal(created.status, 201, created.text);
+    const seenAt = Date.now();
+    await until(
+      "the channel on instance 3",
+      async () =>
+        (await requestJson(`${gateways[2]!.url}/v1/admin/channels/news`, { token })).status ===
+          200 || undefined,
+      10_000,
+    );
+    // The contract's bound is 2 s; the poll interval is 1 s. Logged, not asserted (no timing in tests).
+    process.stdout.write(`# channel seen on instance 3 after ${Date.now() - seenAt} ms\n`);
+
+    const master = await fetch(`${front.url}/v1/play/news/index.m3u8`);
+    assert.equal(master.status, 200);
+    const playlistUrl = new URL(uriLines(await master.text())[0]!, `${front.url}/v1/play/news/`);
+    const media = await fetch(playlistUrl);
+    assert.equal(media.status, 200);
+    const segment = new URL(uriLines(await media.text()).at(-1)!, playlistUrl);
+    const seg = await fetch(segment);
+    assert.equal(seg.status, 200);
+    assert.ok((await seg.arrayBuffer()).byteLength > 0);
+
+    // Exactly one instance packages the channel; every instance serves it.
+    const owners = [];
+    for (const gw of gateways) {
+      const st = await requestJson(`${gw.url}/v1/status`, { token });
+      const own = (st.body.sessions as Array<Record<string, unknown>>).filter(
+        (s) => s.channel_id === "news" && s.state !== "remote",
+      );
+      owners.push(own.length);
+      const direct = await fetch(`${gw.url}/v1/play/news/index.m3u8`);
+      assert.equal(direct.status, 200, `${gw.url} serves the channel`);
+    }
+    assert.equal(
+      owners.reduce((a, b) => a + b, 0),
+      1,
+      `sessions per instance: ${owners}`,
+    );
+  });
+
+  it("counts max_viewers across instances", async () => {
+    const token = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
+    const created = await requestJson(`${gateways[0]!.url}/v1/admin/channels`, {
+      token,
+      body: {
+        id: "limited",
+        title: "Limited",
+        ingress: "dash",
+        source_url: src.mpdUrl,
+        max_viewers: 1,
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    await until(
+      "the limited channel on instances 2 and 3",
+      async () => {
+        for (const gw of gateways.slice(1)) {
+          const r = await requestJson(`${gw.url}/v1/admin/channels/limited`, { token });
+          if (r.status !== 200) return undefined;
+        }
+        return true;
+      },
+      10_000,
+    );
+    const first = await fetch(`${gateways[0]!.url}/v1/play/limited/index.m3u8`, {
+      redirect: "manual",
+    });
+    assert.equal(first.status, 307, "the first viewer gets a lease");
+    for (const gw of gateways.slice(1)) {
+      const second = await requestJson(`${gw.url}/v1/play/limited/index.m3u8`);
+      assert.equal(second.status, 429, `${gw.url}: ${second.text}`);
+      assert.equal(second.body.error.code, "too_many_requests");
+    }
+    // The first viewer's lease renews on another instance (the balancer moved it).
+    const leased = new URL(first.headers.get("location")!);
+    const renewed = await fetch(`${gateways[1]!.url}${leased.pathname}${leased.search}`);
+    assert.equal(renewed.status, 200);
+  });
+
+  it("moves the lease when the packaging instance dies; playback resumes within 20 s", async () => {
+    const token = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
+    assert.equal((await fetch(`${front.url}/v1/play/news/index.m3u8`)).status, 200);
+    const owner = await until("the packaging instance", () => ownerOf("news", token), 20_000);
+    const survivors = gateways.filter((g) => g !== owner);
+    const before = await (await fetch(`${front.url}/v1/play/news/index.m3u8`)).text();
+    const g1 = new URL(uriLines(before)[0]!, front.url).searchParams.get("g");
+    owner.proc.kill("SIGKILL");
+    const killedAt = Date.now();
+    const resumed = await until(
+      "playback through nginx after the owner died",
+      async () => {
+        const r = await fetch(`${front.url}/v1/play/news/index.m3u8`);
+        if (r.status !== 200) return undefined;
+        const text = await r.text();
+        const url = new URL(uriLines(text)[0]!, `${front.url}/v1/play/news/`);
+        if (url.searchParams.get("g") === g1) return undefined;
+        const media = await fetch(url);
+        if (media.status !== 200) return undefined;
+        const seg = await fetch(new URL(uriLines(await media.text()).at(-1)!, url));
+        return seg.status === 200 ? url.searchParams.get("g") : undefined;
+      },
+      60_000,
+    );
+    const tookMs = Date.now() - killedAt;
+    process.stdout.write(
+      `# failover: playback resumed after ${tookMs} ms (generation ${g1} → ${resumed})\n`,
+    );
+    assert.ok(tookMs < 20_000, `the contract bounds takeover to 20 s; took ${tookMs} ms`);
+    const newOwner = await until(
+      "the new packaging instance",
+      () => ownerOf("news", token),
+      10_000,
+    );
+    assert.ok(survivors.includes(newOwner));
+    // The lease row names the survivor.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const row = await client.query("SELECT owner_url FROM channel_leases WHERE channel_id = $1", [
+        "news",
+      ]);
+      assert.equal(row.rows[0]?.owner_url, newOwner.url);
+    } finally {
+      await client.end();
+    }
+  });
+});
