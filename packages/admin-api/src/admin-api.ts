@@ -123,7 +123,6 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     const path = config.server.database_url !== "" ? "server.database_url" : "server.data_dir";
     throw new ConfigError([{ path, message: `state database: ${message}` }]);
   }
-  const db = storage.sqlite!;
   const repos = createRepositories(storage);
   const imported = await importConfigChannels(repos.channels, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
@@ -162,7 +161,6 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   });
   const ctx: AdminContext = {
     config,
-    db,
     accounts,
     sessionTokens: options.sessionTokens,
     limiter:

@@ -3,7 +3,6 @@ import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
-import type { StateDb } from "./db/client.js";
 import type { AdminEnv, Principal } from "./env.js";
 import type { GatewayMetrics, PlaybackStats } from "./metrics/gateway-metrics.js";
 import type { MutableAccountDirectory } from "./services/accounts/account-directory.js";
@@ -51,7 +50,6 @@ export type WarmupAnswer =
 /** Everything the admin routes use, built once at startup by the full app. */
 export interface AdminContext {
   readonly config: GatewayConfig;
-  readonly db: StateDb;
   readonly accounts: MutableAccountDirectory;
   readonly sessionTokens: SessionTokens;
   /** The login limiter, shared with `PUT /v1/me/credentials` (spec "Limits"). */

@@ -165,9 +165,7 @@ describe("server.database_url: a real server", { skip: POSTGRES_MISSING }, () =>
     assertNoSecret(r, "wrong-pw-1b2c3d");
   });
 
-  it("a start on a fresh database: migrations applied, the summary names the database without its password, which no output carries", {
-    todo: "passes once every resource is on repositories (issue 15 item 1)",
-  }, async () => {
+  it("a start on a fresh database: migrations applied, the summary names the database without its password, which no output carries", async () => {
     const url = new URL((await createDatabase())!);
     const r = await start("full", clusterConfig(), { SVC_DATABASE_URL: url.toString() });
     assert.equal(r.code, 0, r.stderr);
