@@ -101,10 +101,11 @@ testPass("", selected);
 
 // The PostgreSQL pass (issue 15): the black-box suites of the full binary once more,
 // each gateway on a database of a private PostgreSQL server the harness starts
-// (tests/src/harness/storage-mode.ts). Off until every resource is stored through
-// the repositories: SVC_TEST_PG_PASS=1 turns it on.
-// tests/dist/guide: sources, refresh, matching and epg.xml read back through the PostgreSQL repository.
-const PG_SUITES = /^tests\/dist\/(full|guide)\/[^/]+\.test\.js$/;
+// (tests/src/harness/storage-mode.ts): the admin API, tokens, keys, settings,
+// durability and M3U (full), sources, refresh, matching and epg.xml (guide), egress
+// routing and its document (egress), and the hostile-input suites. On whenever the
+// server binaries exist; SVC_TEST_PG_PASS=0 turns it off.
+const PG_SUITES = /^tests\/dist\/(full|guide|egress|hostile)\/[^/]+\.test\.js$/;
 const pgServer = (() => {
   try {
     return readdirSync("/usr/lib/postgresql").some((v) =>
@@ -115,15 +116,15 @@ const pgServer = (() => {
   }
 })();
 const pgSelected = selected.filter((f) => PG_SUITES.test(f.split(sep).join("/")));
-if (process.env.SVC_TEST_PG_PASS !== "1")
-  process.stdout.write("==> PostgreSQL pass: off (SVC_TEST_PG_PASS=1 turns it on)\n");
+if (process.env.SVC_TEST_PG_PASS === "0")
+  process.stdout.write("==> PostgreSQL pass: off (SVC_TEST_PG_PASS=0)\n");
 else if (!pgServer)
   process.stdout.write(
     "==> PostgreSQL pass: skipped, no server binaries (/usr/lib/postgresql/*/bin/postgres)\n",
   );
 else if (pgSelected.length === 0)
   process.stdout.write(
-    "==> PostgreSQL pass: no suite of tests/dist/full or tests/dist/guide selected\n",
+    "==> PostgreSQL pass: no suite of tests/dist/{full,guide,egress,hostile} selected\n",
   );
 else testPass("PostgreSQL pass", pgSelected, { SVC_TEST_STORAGE: "postgres" });
 summary();
