@@ -83,6 +83,16 @@ function startOrigin() {
   });
 }
 
+const until = async (probe, timeoutMs) => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
 async function cluster(n, databaseUrl) {
   const gateways = [];
   for (let i = 0; i < n; i += 1)
@@ -106,6 +116,23 @@ async function cluster(n, databaseUrl) {
       ),
     );
   const front = await startNginxFront(gateways.map((g) => g.url));
+  // The recipe passes `Host: $host` (no port): the instances write URLs from the runtime
+  // public_base_url, set once on one instance and seen by the others through the feed.
+  const admin = await login(gateways[0].url, "admin", ADMIN_PASSWORD);
+  const put = await requestJson(`${gateways[0].url}/v1/admin/settings`, {
+    method: "PUT",
+    token: admin,
+    body: { public_base_url: front.url, access_log_retention_days: "7" },
+    headers: { "if-match": '"1"' },
+  });
+  if (put.status !== 200) throw new Error(`settings: ${put.status} ${put.text}`);
+  await until(async () => {
+    for (const g of gateways) {
+      const r = await requestJson(`${g.url}/v1/admin/settings`, { token: admin });
+      if (r.body?.public_base_url !== front.url) return undefined;
+    }
+    return true;
+  }, 10_000);
   return {
     gateways,
     front,
@@ -115,16 +142,6 @@ async function cluster(n, databaseUrl) {
     },
   };
 }
-
-const until = async (probe, timeoutMs) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 const origin = await startOrigin();
 const dash = await startDashLiveSource({ heights: [360], languages: ["eng"] });
