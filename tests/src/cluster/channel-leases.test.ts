@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { pgChannelLeases, singleInstanceLeases } from "@svc/admin-api/cluster";
 import { type ChannelLeaseStore, createChannelOwnership } from "@svc/playback/cluster";
 import type pg from "pg";
-import { createLeaseDatabase, NO_POSTGRES } from "../harness/lease-postgres.js";
+import { createMigratedDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 
 // The packaging leases of cluster mode (issue 15 item 4) against a real PostgreSQL: two
@@ -13,7 +13,7 @@ const A = { id: "instance-a", url: "http://127.0.0.1:1" };
 const B = { id: "instance-b", url: "http://127.0.0.1:2" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe("channel leases on PostgreSQL", { skip: NO_POSTGRES }, () => {
+describe("channel leases on PostgreSQL", { skip: POSTGRES_MISSING }, () => {
   let poolA: pg.Pool;
   let poolB: pg.Pool;
   let a: ChannelLeaseStore;
@@ -24,7 +24,7 @@ describe("channel leases on PostgreSQL", { skip: NO_POSTGRES }, () => {
       | undefined;
 
   before(async () => {
-    const db = await createLeaseDatabase();
+    const db = await createMigratedDatabase();
     poolA = db.pool;
     const { Pool } = (await import("pg")).default;
     poolB = new Pool({ connectionString: db.url, max: 8, allowExitOnIdle: true });
@@ -151,10 +151,10 @@ describe("channel leases on PostgreSQL", { skip: NO_POSTGRES }, () => {
   });
 });
 
-describe("channel ownership of two instances on PostgreSQL", { skip: NO_POSTGRES }, () => {
+describe("channel ownership of two instances on PostgreSQL", { skip: POSTGRES_MISSING }, () => {
   let pool: pg.Pool;
   before(async () => {
-    pool = (await createLeaseDatabase()).pool;
+    pool = (await createMigratedDatabase()).pool;
   });
   after(async () => {
     await pool?.end();

@@ -38,7 +38,7 @@ import { stringify } from "yaml";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { login } from "../harness/http-client.js";
 import { ed25519Pair } from "../harness/keys.js";
-import { createLeaseDatabase, NO_POSTGRES } from "../harness/lease-postgres.js";
+import { createMigratedDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 import { hashFor } from "../harness/users.js";
 
@@ -217,7 +217,7 @@ function mintInstanceToken(
 const generationOf = (master: string) => /live\/v0\.m3u8\?g=([^&\s]+)/.exec(master)?.[1];
 
 describe("one packager per channel: play through a non-owner, takeover after the owner dies", {
-  skip: NO_POSTGRES,
+  skip: POSTGRES_MISSING,
 }, () => {
   let src: DashLiveSource;
   let pool: pg.Pool;
@@ -234,7 +234,7 @@ describe("one packager per channel: play through a non-owner, takeover after the
 
   before(async () => {
     src = await startDashLiveSource({ heights: [180], languages: ["eng"] });
-    pool = (await createLeaseDatabase()).pool;
+    pool = (await createMigratedDatabase()).pool;
     await src.waitForSegments(3);
     const config = configFor(src.mpdUrl);
     a = await startInstance(config, pool);

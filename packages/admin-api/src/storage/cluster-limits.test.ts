@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { createRateLimiter } from "@svc/core/auth";
 import {
   type ClusterViewerLeases,
@@ -10,11 +10,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { PgStateDb } from "../db/pg-client.js";
 import * as pgSchema from "../db/schema-pg/index.js";
-import {
-  POSTGRES_ABSENT,
-  type PrivatePostgres,
-  startPrivatePostgres,
-} from "../testing/private-postgres.js";
+import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
 import { createPgRateLimiter } from "./login-windows/postgres.js";
 import { createPgViewerSeatStore } from "./viewer-seats/postgres.js";
 
@@ -36,27 +32,20 @@ interface Instance {
   close(): Promise<void>;
 }
 
-let postgres: PrivatePostgres | undefined;
 const closers: (() => Promise<void>)[] = [];
 const leaseSets: ClusterViewerLeases[] = [];
-before(async () => {
-  if (POSTGRES_ABSENT === false) postgres = await startPrivatePostgres();
-});
 after(async () => {
   for (const l of leaseSets) await l.close().catch(() => {});
   for (const close of closers) await close().catch(() => {});
-  await postgres?.stop();
 });
 
-/** A fresh database (the state schema from db/schema-pg) and `n` instances on it. */
+/** A fresh database (the committed migrations applied) and `n` instances on it. */
 async function cluster(n: number): Promise<Instance[]> {
-  const first = await postgres!.database();
+  const first = await createMigratedDatabase({ max: 4 });
   closers.push(first.close);
-  const url = (first.db.$client as unknown as { options: { connectionString: string } }).options
-    .connectionString;
   const out: Instance[] = [first];
   for (let i = 1; i < n; i++) {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool({ connectionString: first.url, max: 4 });
     let ended: Promise<void> | undefined;
     const close = () => {
       ended ??= pool.end();
@@ -110,7 +99,7 @@ const minted = (o: LeaseOutcome): string => {
   return o.kind === "minted" ? o.lease : "";
 };
 
-describe("cluster viewer seats (max_viewers across instances)", { skip: POSTGRES_ABSENT }, () => {
+describe("cluster viewer seats (max_viewers across instances)", { skip: POSTGRES_MISSING }, () => {
   it("max_viewers=2: a seat minted on A and one on B fill the channel; a third is refused on either", async () => {
     const [a, b] = await instances();
     const t0 = Date.now();
@@ -251,7 +240,7 @@ describe("cluster viewer seats (max_viewers across instances)", { skip: POSTGRES
   });
 });
 
-describe("cluster login limiter (login_windows)", { skip: POSTGRES_ABSENT }, () => {
+describe("cluster login limiter (login_windows)", { skip: POSTGRES_MISSING }, () => {
   it("two instances share one window per key: the quota holds across them", async () => {
     const [sa, sb] = await cluster(2);
     const a = createPgRateLimiter(sa!.db, { perMinute: 3, local: createRateLimiter(3) });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { sha256Hex } from "../credentials/secrets.js";
@@ -24,11 +24,7 @@ import { createAccessLog } from "../services/playback-keys/access-log.js";
 import { checkPlaybackKey } from "../services/playback-keys/authorize-key.js";
 import { createPlaybackKeyStore } from "../services/playback-keys/key-store.js";
 import { deletePlaybackKey, revokePlaybackKey } from "../services/playback-keys/manage.js";
-import {
-  POSTGRES_ABSENT,
-  type PrivatePostgres,
-  startPrivatePostgres,
-} from "../testing/private-postgres.js";
+import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
 import { postgresAccountsRepository } from "./accounts/postgres.js";
 import type { AccountsRepository, CredentialOverride } from "./accounts/repository.js";
 import { sqliteAccountsRepository } from "./accounts/sqlite.js";
@@ -58,14 +54,6 @@ interface Backend {
   close(): Promise<void>;
 }
 
-let postgres: PrivatePostgres | undefined;
-before(async () => {
-  if (POSTGRES_ABSENT === false) postgres = await startPrivatePostgres();
-});
-after(async () => {
-  await postgres?.stop();
-});
-
 const KINDS: [string, string | false, () => Promise<Backend>][] = [
   [
     "sqlite",
@@ -87,9 +75,9 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
   ],
   [
     "postgres",
-    POSTGRES_ABSENT,
+    POSTGRES_MISSING,
     async () => {
-      const { db, close } = await postgres!.database();
+      const { db, close } = await createMigratedDatabase({ max: 4 });
       return {
         accounts: postgresAccountsRepository(db),
         apiTokens: postgresApiTokensRepository(db),

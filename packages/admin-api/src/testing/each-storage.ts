@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe } from "node:test";
+import { describe } from "node:test";
 import { eq } from "drizzle-orm";
 import * as pgSchema from "../db/schema-pg/index.js";
 import type { MirroredResource } from "../storage/change-feed.js";
 import { openPostgresStorage } from "../storage/postgres/open.js";
 import { createRepositories, type Repositories } from "../storage/repositories.js";
 import { type Storage, sqliteStorage } from "../storage/storage.js";
-import { POSTGRES_ABSENT, type PrivatePostgres, startPrivatePostgres } from "./private-postgres.js";
+import { createDatabase, POSTGRES_MISSING } from "./private-postgres.js";
 
 /**
  * Test support: runs the same cases over both storage kinds, each test on a fresh
@@ -48,8 +48,9 @@ async function openSqlite(): Promise<OpenedStorage> {
 }
 
 /** Two instances on one fresh database, each opened like the gateway opens it (migrations, feed). */
-async function openPostgres(server: PrivatePostgres): Promise<OpenedStorage> {
-  const url = await server.emptyDatabase();
+async function openPostgres(): Promise<OpenedStorage> {
+  const url = await createDatabase();
+  if (url === undefined) throw new Error(String(POSTGRES_MISSING));
   const [storage, second] = await Promise.all([openPostgresStorage(url), openPostgresStorage(url)]);
   const db = storage.pg!;
   const versions = pgSchema.stateVersions;
@@ -83,16 +84,7 @@ export function describeEachStorage(
   cases: (open: () => Promise<OpenedStorage>, kind: Storage["kind"]) => void,
 ): void {
   describe(`${title}: sqlite`, () => cases(openSqlite, "sqlite"));
-  describe(`${title}: postgres`, { skip: POSTGRES_ABSENT }, () => {
-    let server: PrivatePostgres | undefined;
-    before(async () => {
-      server = await startPrivatePostgres();
-    });
-    after(async () => {
-      await server?.stop();
-    });
-    cases(() => openPostgres(server!), "postgres");
-  });
+  describe(`${title}: postgres`, { skip: POSTGRES_MISSING }, () => cases(openPostgres, "postgres"));
 }
 
 /** A test body with a fresh storage from `open`, closed after it whatever the outcome. */
