@@ -101,7 +101,7 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
     }
   });
 
-  it("shows a channel created on one instance on the others within 2 s, and plays it through nginx", async () => {
+  it("shows a channel created on one instance on the others (change feed), and plays it through nginx", async () => {
     const token = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
     const created = await requestJson(`${gateways[0]!.url}/v1/admin/channels`, {
       token,
@@ -110,14 +110,18 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
     assert.equal(created.status, 201, created.text);
     const seenAt = Date.now();
     await until(
-      "the channel on instance 3",
-      async () =>
-        (await requestJson(`${gateways[2]!.url}/v1/admin/channels/news`, { token })).status ===
-          200 || undefined,
+      "the channel on instances 2 and 3",
+      async () => {
+        for (const gw of gateways.slice(1)) {
+          const r = await requestJson(`${gw.url}/v1/admin/channels/news`, { token });
+          if (r.status !== 200) return undefined;
+        }
+        return true;
+      },
       10_000,
     );
     // The contract's bound is 2 s; the poll interval is 1 s. Logged, not asserted (no timing in tests).
-    process.stdout.write(`# channel seen on instance 3 after ${Date.now() - seenAt} ms\n`);
+    process.stdout.write(`# channel seen on instances 2 and 3 after ${Date.now() - seenAt} ms\n`);
 
     const master = await fetch(`${front.url}/v1/play/news/index.m3u8`);
     assert.equal(master.status, 200);
