@@ -161,6 +161,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   });
   const ctx: AdminContext = {
     config,
+    feed: storage.feed,
     accounts,
     sessionTokens: options.sessionTokens,
     limiter:
@@ -253,6 +254,22 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
     }),
   );
   if (ctx.metrics !== undefined) app.route("/", createMetricsRoute(ctx.metrics));
+  // Cluster mode: an admin write's If-Match and existence checks run against what the
+  // database holds, not a mirror up to one poll (1 s) behind another instance's write.
+  // One cheap query per authenticated admin write (after the gate: never for anonymous
+  // requests, never for logins or playback); a no-op on SQLite (one writer).
+  app.use(async (c, next) => {
+    const m = c.req.method;
+    const p = c.req.path;
+    if (
+      m !== "GET" &&
+      m !== "HEAD" &&
+      m !== "OPTIONS" &&
+      (p.startsWith("/v1/admin/") || p.startsWith("/v1/me/"))
+    )
+      await ctx.feed.catchUp();
+    await next();
+  });
   app.route("/", createMeRoutes(ctx));
   app.route("/", createReadRoutes(ctx));
   app.route("/", createChannelRoutes(ctx));

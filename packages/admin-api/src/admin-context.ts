@@ -15,6 +15,7 @@ import type { AccessLog } from "./services/playback-keys/access-log.js";
 import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import type { SettingsStore } from "./services/settings/settings-store.js";
 import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
+import type { ChangeFeed } from "./storage/change-feed.js";
 
 /** A runtime media session as `/v1/status` lists it (spec "Runtime session"). */
 export interface RuntimeSessionView {
@@ -77,6 +78,8 @@ export interface AdminContext {
   readonly guideActive: () => boolean;
   /** Guide sources, refresh, matching, epg.xml and logos. */
   readonly guide: GuideService;
+  /** The storage's change feed: writes catch up on other instances' writes first. */
+  readonly feed: ChangeFeed;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

@@ -21,6 +21,12 @@ export interface ChangeFeed {
    * the stored state and replaces the mirror with it.
    */
   watch(resource: MirroredResource, reload: () => Promise<void>): void;
+  /**
+   * Reads the versions now and finishes every reload that is due before it
+   * resolves: a write request calls it first, so its `If-Match` is checked
+   * against what the database holds, not against a mirror up to one poll behind.
+   */
+  catchUp(): Promise<void>;
   /** Stops watching; idempotent. */
   close(): Promise<void>;
 }
@@ -28,5 +34,6 @@ export interface ChangeFeed {
 /** The feed of a single-writer database (embedded SQLite): nobody else writes, nothing to reload. */
 export const NO_CHANGE_FEED: ChangeFeed = {
   watch: () => {},
+  catchUp: async () => {},
   close: async () => {},
 };

@@ -190,6 +190,22 @@ describeEachStorage("mirror stores on the change feed", (open, kind) => {
       }
     }),
   );
+  it(
+    "catchUp() brings the other instance's mirrors up to date before it resolves",
+    { skip: kind === "sqlite" ? "SQLite has one writer: catchUp has nothing to do" : false },
+    withStorage(open, async ({ repos, other, second }) => {
+      const channelsA = await createChannelStore(repos.channels, []);
+      const channelsB = await createChannelStore(other.channels, []);
+      second.feed.watch("channels", channelsB.reload);
+      await channelsA.commit({ put: [channel("x", { title: "made on a" })] });
+      // No waiting for a poll: an admin write on B calls catchUp() first.
+      await second.feed.catchUp();
+      assert.equal(channelsB.get("x")?.title, "made on a");
+      await channelsA.commit({ put: [channel("x", { title: "again", revision: 2 })] });
+      await second.feed.catchUp();
+      assert.equal(channelsB.get("x")?.revision, 2);
+    }),
+  );
 });
 
 async function until(done: () => boolean, ms: number): Promise<void> {

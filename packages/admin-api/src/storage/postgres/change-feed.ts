@@ -119,6 +119,13 @@ export function createPgChangeFeed(
       }
       w.reloads.push(run);
     },
+    async catchUp() {
+      if (!started || closed) return;
+      // A poll already reading may have read before the caller's moment: read again after it.
+      await polling;
+      await poll();
+      await Promise.all([...watched.values()].map((w) => w.running));
+    },
     async close() {
       if (closed) return;
       closed = true;
