@@ -19,18 +19,18 @@
 // The machine has 2 cores: more instances than cores share them, so the ratio reads as
 // "what the extra processes buy on this machine", not as per-node scaling.
 import { execFile, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { promisify } from "node:util";
+import {
+  onEveryInstance,
+  playableGeneration,
+  startCluster,
+} from "../tests/dist/harness/cluster.js";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
-import { startGateway } from "../tests/dist/harness/gateway-process.js";
-import { login, requestJson } from "../tests/dist/harness/http-client.js";
-import { ed25519Pair } from "../tests/dist/harness/keys.js";
-import { uriLines } from "../tests/dist/harness/media-probe.js";
-import { startNginxFront } from "../tests/dist/harness/nginx-front.js";
+import { requestJson } from "../tests/dist/harness/http-client.js";
 import { createDatabase } from "../tests/dist/harness/postgres-server.js";
-import { ADMIN_PASSWORD, authSection } from "../tests/dist/harness/users.js";
+import { until } from "../tests/dist/harness/until.js";
 
 const run = promisify(execFile);
 const arg = (name, fallback) => {
@@ -41,7 +41,6 @@ const DURATION = Number(arg("duration", "10"));
 const CONNECTIONS = Number(arg("connections", "200"));
 const CHANNELS = Number(arg("channels", "6"));
 const INSTANCES = arg("instances", "1,2,3").split(",").map(Number);
-const identity = { ...ed25519Pair(), signingKey: randomBytes(32).toString("hex") };
 
 /** CPU seconds (user + system) a process used so far, from /proc. */
 function cpuSeconds(pid) {
@@ -83,66 +82,6 @@ function startOrigin() {
   });
 }
 
-const until = async (probe, timeoutMs) => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
-
-async function cluster(n, databaseUrl) {
-  const gateways = [];
-  for (let i = 0; i < n; i += 1)
-    gateways.push(
-      await startGateway(
-        "full",
-        {
-          auth: {
-            ...authSection(),
-            token_private_key: identity.privatePem,
-            token_public_key: identity.publicPem,
-          },
-          security: {
-            allowed_hosts: ["127.0.0.1"],
-            play_require_auth: false,
-            signing_key: identity.signingKey,
-          },
-          media: { idle_stop_sec: 600 },
-        },
-        { env: { SVC_DATABASE_URL: databaseUrl } },
-      ),
-    );
-  const front = await startNginxFront(gateways.map((g) => g.url));
-  // The recipe passes `Host: $host` (no port): the instances write URLs from the runtime
-  // public_base_url, set once on one instance and seen by the others through the feed.
-  const admin = await login(gateways[0].url, "admin", ADMIN_PASSWORD);
-  const put = await requestJson(`${gateways[0].url}/v1/admin/settings`, {
-    method: "PUT",
-    token: admin,
-    body: { public_base_url: front.url, access_log_retention_days: "7" },
-    headers: { "if-match": '"1"' },
-  });
-  if (put.status !== 200) throw new Error(`settings: ${put.status} ${put.text}`);
-  await until(async () => {
-    for (const g of gateways) {
-      const r = await requestJson(`${g.url}/v1/admin/settings`, { token: admin });
-      if (r.body?.public_base_url !== front.url) return undefined;
-    }
-    return true;
-  }, 10_000);
-  return {
-    gateways,
-    front,
-    async stop() {
-      await front.stop();
-      for (const g of gateways) await g.stop();
-    },
-  };
-}
-
 const origin = await startOrigin();
 const dash = await startDashLiveSource({ heights: [360], languages: ["eng"] });
 await dash.waitForSegments(3);
@@ -157,20 +96,20 @@ process.stdout.write(
 for (const n of INSTANCES) {
   const databaseUrl = await createDatabase();
   if (databaseUrl === undefined) throw new Error("the PostgreSQL server binaries are missing");
-  const c = await cluster(n, databaseUrl);
+  const c = await startCluster(n, databaseUrl, { idleStopSec: 600 });
   try {
-    const admin = await login(c.gateways[0].url, "admin", ADMIN_PASSWORD);
+    const { admin } = c;
     const put = await requestJson(`${c.gateways[0].url}/v1/admin/channels`, {
       token: admin,
       body: { id: "hls", title: "HLS", ingress: "hls", source_url: `${origin.url}/live.m3u8` },
     });
     if (put.status !== 201) throw new Error(`channel: ${put.status} ${put.text}`);
     const playUrl = `${c.front.url}/v1/play/hls/index.m3u8`;
-    await until(async () => {
-      for (const g of c.gateways)
-        if ((await fetch(`${g.url}/v1/play/hls/index.m3u8`)).status !== 200) return undefined;
-      return true;
-    }, 10_000);
+    await onEveryInstance(
+      "the HLS channel on every instance",
+      c.gateways,
+      async (g) => (await fetch(`${g.url}/v1/play/hls/index.m3u8`)).status === 200,
+    );
     await wrk(playUrl); // warm-up
     const before = c.gateways.map((g) => cpuSeconds(g.proc.pid));
     const r = await wrk(playUrl);
@@ -190,10 +129,11 @@ for (const n of INSTANCES) {
     }
     await new Promise((r) => setTimeout(r, 2500));
     for (let i = 0; i < CHANNELS; i += 1)
-      await until(async () => {
-        const res = await fetch(`${c.front.url}/v1/play/d${i}/index.m3u8`);
-        return res.status === 200 ? true : undefined;
-      }, 30_000);
+      await until(
+        `channel d${i} through nginx`,
+        () => playableGeneration(c.front.url, `d${i}`, null),
+        30_000,
+      );
     const owned = [];
     const b2 = c.gateways.map((g) => cpuSeconds(g.proc.pid));
     await new Promise((r) => setTimeout(r, DURATION * 1000));
@@ -214,20 +154,10 @@ for (const n of INSTANCES) {
         const st = await requestJson(`${g.url}/v1/status`, { token: admin });
         if (st.body.sessions.some((s) => s.channel_id === "d0" && s.state !== "remote")) owner = g;
       }
-      const master = await (await fetch(`${c.front.url}/v1/play/d0/index.m3u8`)).text();
-      const g1 = new URL(uriLines(master)[0], c.front.url).searchParams.get("g");
+      const g1 = await until("d0 playing", () => playableGeneration(c.front.url, "d0", null));
       owner.proc.kill("SIGKILL");
       const t0 = Date.now();
-      await until(async () => {
-        const res = await fetch(`${c.front.url}/v1/play/d0/index.m3u8`);
-        if (res.status !== 200) return undefined;
-        const url = new URL(uriLines(await res.text())[0], `${c.front.url}/v1/play/d0/`);
-        if (url.searchParams.get("g") === g1) return undefined;
-        const media = await fetch(url);
-        if (media.status !== 200) return undefined;
-        const seg = await fetch(new URL(uriLines(await media.text()).at(-1), url));
-        return seg.status === 200 ? true : undefined;
-      }, 60_000);
+      await until("d0 after failover", () => playableGeneration(c.front.url, "d0", g1), 60_000);
       failover = { n, ms: Date.now() - t0 };
       process.stdout.write(
         `  failover with ${n} instances: playback back after ${failover.ms} ms\n`,

@@ -45,10 +45,7 @@ export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-c
 export type { AdminEnv } from "./env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
 export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
-export type {
-  ClusterSessionSource,
-  PackagingLeaseView,
-} from "./services/status/cluster-sessions.js";
+export type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 
 /** Session control of an app without a packaging engine: nothing runs. */
 const NO_SESSIONS: SessionControl = {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { pgChannelLeases, singleInstanceLeases } from "@svc/admin-api/cluster";
 import { type ChannelLeaseStore, createChannelOwnership } from "@svc/playback/cluster";
 import type pg from "pg";
+import { reachable } from "../harness/cut-off-leases.js";
 import { createMigratedDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 
@@ -160,23 +161,9 @@ describe("channel ownership of two instances on PostgreSQL", { skip: POSTGRES_MI
     await pool?.end();
   });
 
-  /** A store whose database calls fail while `cut` is set: an instance cut off from PostgreSQL. */
-  const reachable = (store: ChannelLeaseStore, state: { cut: boolean }): ChannelLeaseStore => {
-    const gate = () => {
-      if (state.cut) throw new Error("connection terminated unexpectedly");
-    };
-    return {
-      acquire: async (...a) => (gate(), store.acquire(...a)),
-      renew: async (...a) => (gate(), store.renew(...a)),
-      release: async (...a) => (gate(), store.release(...a)),
-      current: async (...a) => (gate(), store.current(...a)),
-      live: async () => (gate(), store.live()),
-    };
-  };
-
   it("claims, sees the other's lease, renews it past its ttl, loses it when cut off, and the other takes over with generation + 1", async () => {
     const store = pgChannelLeases(pool);
-    const cutA = { cut: false };
+    const cutA = { on: false };
     const lostA: string[] = [];
     const lostB: string[] = [];
     const timing = { ttlMs: 1_500, renewEveryMs: 250 };
@@ -210,7 +197,7 @@ describe("channel ownership of two instances on PostgreSQL", { skip: POSTGRES_MI
       assert.equal((await ownB.resolve("news", true)).kind, "peer");
 
       // Cut off: A cannot renew, stops packaging by its own deadline (never after the lease expired).
-      cutA.cut = true;
+      cutA.on = true;
       const cutAt = Date.now();
       await until(
         "A gives the channel up",
@@ -233,7 +220,7 @@ describe("channel ownership of two instances on PostgreSQL", { skip: POSTGRES_MI
       assert.ok(ownB.holds("news"));
 
       // A back online: the channel is B's; A's claim is refused.
-      cutA.cut = false;
+      cutA.on = false;
       const back = await ownA.resolve("news", true);
       assert.equal(back.kind === "peer" && back.lease.ownerId, B.id);
 

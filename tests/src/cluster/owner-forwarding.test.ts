@@ -35,6 +35,7 @@ import {
 import { createPlaybackAuthorizer } from "@svc/playback/routes";
 import type pg from "pg";
 import { stringify } from "yaml";
+import { reachable } from "../harness/cut-off-leases.js";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { login } from "../harness/http-client.js";
 import { ed25519Pair } from "../harness/keys.js";
@@ -167,20 +168,6 @@ async function startInstance(config: GatewayConfig, pool: pg.Pool): Promise<Inst
       await cluster.close();
       await egress.close();
     },
-  };
-}
-
-/** The lease store of an instance whose database calls fail once it is cut off. */
-function reachable(store: ChannelLeaseStore, cut: { on: boolean }): ChannelLeaseStore {
-  const gate = () => {
-    if (cut.on) throw new Error("connection terminated unexpectedly");
-  };
-  return {
-    acquire: async (...a) => (gate(), store.acquire(...a)),
-    renew: async (...a) => (gate(), store.renew(...a)),
-    release: async (...a) => (gate(), store.release(...a)),
-    current: async (...a) => (gate(), store.current(...a)),
-    live: async () => (gate(), store.live()),
   };
 }
 

@@ -1,16 +1,20 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import {
+  onEveryInstance,
+  playableGeneration,
+  type RunningCluster,
+  startCluster,
+} from "../harness/cluster.js";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
-import { ed25519Pair } from "../harness/keys.js";
 import { uriLines } from "../harness/media-probe.js";
-import { hasNginx, type NginxFront, startNginxFront } from "../harness/nginx-front.js";
+import { hasNginx, type NginxFront } from "../harness/nginx-front.js";
 import { createDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
-import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+import { ADMIN_PASSWORD } from "../harness/users.js";
 
 /**
  * Issue 15 "Tests": three full instances on one PostgreSQL behind nginx (the
@@ -24,23 +28,9 @@ const SKIP = POSTGRES_MISSING || (hasNginx() ? false : "nginx is not installed")
 describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP }, () => {
   let src: DashLiveSource;
   let databaseUrl: string;
-  const gateways: GatewayProcess[] = [];
+  let cluster: RunningCluster;
+  let gateways: GatewayProcess[];
   let front: NginxFront;
-  const identity = { ...ed25519Pair(), signingKey: randomBytes(32).toString("hex") };
-
-  const config = () => ({
-    auth: {
-      ...authSection(),
-      token_private_key: identity.privatePem,
-      token_public_key: identity.publicPem,
-    },
-    security: {
-      allowed_hosts: ["127.0.0.1"],
-      play_require_auth: false,
-      signing_key: identity.signingKey,
-    },
-    media: { idle_stop_sec: 120 },
-  });
 
   /** The instance whose `/v1/status` lists the channel's session as its own. */
   const ownerOf = async (channelId: string, token: string) => {
@@ -60,36 +50,11 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
     src = await startDashLiveSource({ heights: [360], languages: ["eng"] });
     await src.waitForSegments(3);
     databaseUrl = (await createDatabase())!;
-    for (let i = 0; i < 3; i += 1)
-      gateways.push(
-        await startGateway("full", config(), { env: { SVC_DATABASE_URL: databaseUrl } }),
-      );
-    front = await startNginxFront(gateways.map((g) => g.url));
-    // The recipe passes `Host: $host` (no port, as behind TLS on 443): the instances write
-    // URLs from the runtime public_base_url, set once on one instance and seen by all.
-    const admin = await login(gateways[0]!.url, "admin", ADMIN_PASSWORD);
-    const put = await requestJson(`${gateways[0]!.url}/v1/admin/settings`, {
-      method: "PUT",
-      token: admin,
-      body: { public_base_url: front.url, access_log_retention_days: "7" },
-      headers: { "if-match": '"1"' },
-    });
-    assert.equal(put.status, 200, put.text);
-    await until(
-      "public_base_url on every instance",
-      async () => {
-        for (const gw of gateways) {
-          const r = await requestJson(`${gw.url}/v1/admin/settings`, { token: admin });
-          if (r.body?.public_base_url !== front.url) return undefined;
-        }
-        return true;
-      },
-      10_000,
-    );
+    cluster = await startCluster(3, databaseUrl, { idleStopSec: 120 });
+    ({ gateways, front } = cluster);
   });
   after(async () => {
-    await front?.stop();
-    for (const gw of gateways) await gw.stop();
+    await cluster?.stop();
     await src?.stop();
   });
 
@@ -109,19 +74,14 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
     });
     assert.equal(created.status, 201, created.text);
     const seenAt = Date.now();
-    await until(
-      "the channel on instances 2 and 3",
-      async () => {
-        for (const gw of gateways.slice(1)) {
-          const r = await requestJson(`${gw.url}/v1/admin/channels/news`, { token });
-          if (r.status !== 200) return undefined;
-        }
-        return true;
-      },
-      10_000,
+    await onEveryInstance(
+      "the channel on every instance",
+      gateways,
+      async (gw) =>
+        (await requestJson(`${gw.url}/v1/admin/channels/news`, { token })).status === 200,
     );
     // The contract's bound is 2 s; the poll interval is 1 s. Logged, not asserted (no timing in tests).
-    process.stdout.write(`# channel seen on instances 2 and 3 after ${Date.now() - seenAt} ms\n`);
+    process.stdout.write(`# channel seen on every instance after ${Date.now() - seenAt} ms\n`);
 
     const master = await fetch(`${front.url}/v1/play/news/index.m3u8`);
     assert.equal(master.status, 200);
@@ -197,16 +157,11 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
       },
     });
     assert.equal(created.status, 201, created.text);
-    await until(
-      "the limited channel on instances 2 and 3",
-      async () => {
-        for (const gw of gateways.slice(1)) {
-          const r = await requestJson(`${gw.url}/v1/admin/channels/limited`, { token });
-          if (r.status !== 200) return undefined;
-        }
-        return true;
-      },
-      10_000,
+    await onEveryInstance(
+      "the limited channel on every instance",
+      gateways,
+      async (gw) =>
+        (await requestJson(`${gw.url}/v1/admin/channels/limited`, { token })).status === 200,
     );
     const first = await fetch(`${gateways[0]!.url}/v1/play/limited/index.m3u8`, {
       redirect: "manual",
@@ -228,27 +183,14 @@ describe("cluster: three instances on one PostgreSQL behind nginx", { skip: SKIP
     assert.equal((await fetch(`${front.url}/v1/play/news/index.m3u8`)).status, 200);
     const owner = await until("the packaging instance", () => ownerOf("news", token), 20_000);
     const survivors = gateways.filter((g) => g !== owner);
-    const before = await (await fetch(`${front.url}/v1/play/news/index.m3u8`)).text();
-    const g1 = new URL(uriLines(before)[0]!, front.url).searchParams.get("g");
+    const g1 = await until("the playing generation", () =>
+      playableGeneration(front.url, "news", null),
+    );
     owner.proc.kill("SIGKILL");
     const killedAt = Date.now();
     const resumed = await until(
       "playback through nginx after the owner died",
-      async () => {
-        // A request nginx had already passed to the killed instance fails: players retry.
-        try {
-          const r = await fetch(`${front.url}/v1/play/news/index.m3u8`);
-          if (r.status !== 200) return undefined;
-          const url = new URL(uriLines(await r.text())[0]!, `${front.url}/v1/play/news/`);
-          if (url.searchParams.get("g") === g1) return undefined;
-          const media = await fetch(url);
-          if (media.status !== 200) return undefined;
-          const seg = await fetch(new URL(uriLines(await media.text()).at(-1)!, url));
-          return seg.status === 200 ? url.searchParams.get("g") : undefined;
-        } catch {
-          return undefined;
-        }
-      },
+      () => playableGeneration(front.url, "news", g1),
       60_000,
     );
     const tookMs = Date.now() - killedAt;

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "./free-port.js";
 import { tempDir } from "./gateway-process.js";
 import { repoRoot } from "./paths.js";
 import { until } from "./until.js";
@@ -15,14 +15,6 @@ export interface NginxFront {
   /** `http://127.0.0.1:PORT`: nginx's loopback listener. */
   readonly url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 /** Replaces `from` with `to`, failing loudly when the recipe no longer has `from`. */

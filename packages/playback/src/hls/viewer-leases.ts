@@ -46,13 +46,7 @@ export interface ViewerLeases {
 
 /** The in-memory seats of one process: every answer is synchronous. */
 export interface MemoryViewerLeases extends ViewerLeases {
-  admit(
-    channelId: string,
-    holder: string,
-    max: number,
-    presented: string | undefined,
-    now?: number,
-  ): LeaseOutcome;
+  admit(...args: Parameters<ViewerLeases["admit"]>): LeaseOutcome;
 }
 
 /** The shape of a lease; anything else in `viewer=` is refused before any HMAC. */

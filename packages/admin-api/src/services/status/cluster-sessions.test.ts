@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { LeaseView } from "@svc/playback/cluster";
 import type { RuntimeSessionView } from "../../admin-context.js";
-import { mergeClusterSessions, type PackagingLeaseView } from "./cluster-sessions.js";
+import { mergeClusterSessions } from "./cluster-sessions.js";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 const SELF = { id: "a1", url: "http://10.0.0.1:8080" };
@@ -24,7 +25,7 @@ const lease = (
   ownerId: string,
   generation: number,
   expiresIn = 10_000,
-): PackagingLeaseView => ({
+): LeaseView => ({
   lease: {
     channelId,
     ownerId,

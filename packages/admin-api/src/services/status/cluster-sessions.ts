@@ -1,25 +1,6 @@
 import { isoSeconds } from "@svc/core/auth";
+import type { LeaseHolder, LeaseView } from "@svc/playback/cluster";
 import type { RuntimeSessionView } from "../../admin-context.js";
-
-/**
- * A channel's packaging lease (issue 15 item 4: one packager per channel), as
- * the cluster's lease store lists its live leases; the shape of the lease
- * store's `LeaseView`, so that store can be handed in as it is.
- */
-export interface PackagingLeaseView {
-  readonly lease: {
-    readonly channelId: string;
-    readonly ownerId: string;
-    readonly ownerUrl: string;
-    readonly generation: number;
-    /** Epoch ms by the database's clock. */
-    readonly expiresAt: number;
-    /** Epoch ms of the owner's last renewal, by the database's clock. */
-    readonly renewedAt: number;
-  };
-  /** What the lease had left when read, by the database's clock (never compared with ours). */
-  readonly ttlLeftMs: number;
-}
 
 /**
  * Where `/v1/status` learns the sessions of the whole cluster (operator contract
@@ -27,9 +8,9 @@ export interface PackagingLeaseView {
  */
 export interface ClusterSessionSource {
   /** This instance as leases name their owner; undefined outside cluster mode. */
-  self(): { readonly id: string; readonly url: string } | undefined;
+  self(): LeaseHolder | undefined;
   /** Every live packaging lease. */
-  live(): Promise<readonly PackagingLeaseView[]>;
+  live(): Promise<readonly LeaseView[]>;
 }
 
 /** What cluster mode adds to every `/v1/status` session entry: who packages it, under which lease. */
@@ -75,7 +56,7 @@ export interface RemoteSessionEntry extends SessionOwnership {
  */
 export function mergeClusterSessions(
   local: readonly RuntimeSessionView[],
-  leases: readonly PackagingLeaseView[],
+  leases: readonly LeaseView[],
   self: { readonly id: string; readonly url: string },
   now = Date.now(),
 ): ClusterSessionEntry[] {
