@@ -6,6 +6,7 @@
 //
 //   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
 //                                             [--only <phase substring>] [--cpu N] [--keep]
+//                                             [--warmup 3]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
@@ -32,6 +33,12 @@ const DURATION = Number(arg("duration", "10"));
 const TOKENS = Number(arg("tokens", "200"));
 const VIEWERS = Number(arg("viewers", "1000"));
 const ONLY = arg("only", "");
+/**
+ * Seconds of the same load, unmeasured, before each measured run, for the gateway and each
+ * nginx alike: a cold V8 serves its first requests from the interpreter, and with 200
+ * connections the requests queued then are the whole p99 of a 10 s run (docs/performance.md).
+ */
+const WARMUP = Number(arg("warmup", "3"));
 const CPU = arg("cpu", "");
 /** The other cores, for wrk, when --cpu pins the servers (empty: wrk unpinned). */
 const WRK_CORES =
@@ -123,8 +130,8 @@ http {
 }
 
 /** wrk run: requests/s, transfer bytes/s, p50/p99 latency (ms). `script`: a wrk Lua file. */
-async function wrk(url, connections, headers = [], script = undefined) {
-  const args = ["-t2", `-c${connections}`, `-d${DURATION}s`, "--latency", "--timeout", "10s"];
+async function wrk(url, connections, headers = [], script = undefined, seconds = DURATION) {
+  const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s"];
   for (const h of headers) args.push("-H", h);
   if (script !== undefined) args.push("-s", script);
   // With --cpu N the load generator keeps off core N: wrk's threads on the server's core
@@ -335,8 +342,9 @@ end
   const results = {};
   /** Runs a wrk phase and adds the CPU the server under test used per request (ms). */
   const measured = async (pid, load) => {
+    if (WARMUP > 0) await load(WARMUP);
     const cpu0 = cpuSeconds(pid);
-    const r = await load();
+    const r = await load(DURATION);
     r.cpuMsPerReq = ((cpuSeconds(pid) - cpu0) * 1000) / (r.rps * DURATION);
     return r;
   };
@@ -357,41 +365,41 @@ end
   );
   await phase(
     "2 MiB segment, 64 conns, Range (streamed per request)",
-    () => wrk(seg2m, 64, range),
-    () => wrk(`${ng}/seg2m.ts`, 64, range),
+    (s) => wrk(seg2m, 64, range, undefined, s),
+    (s) => wrk(`${ng}/seg2m.ts`, 64, range, undefined, s),
   );
   await phase(
     "2 MiB segment, 64 conns, same URL (gateway fan-in)",
-    () => wrk(seg2m, 64),
-    () => wrk(`${ng}/seg2m.ts`, 64),
-    () => wrk(`${nc}/seg2m.ts`, 64),
+    (s) => wrk(seg2m, 64, [], undefined, s),
+    (s) => wrk(`${ng}/seg2m.ts`, 64, [], undefined, s),
+    (s) => wrk(`${nc}/seg2m.ts`, 64, [], undefined, s),
   );
   // Control: the HTTP stack alone (no playback code), to read the other p99 figures against.
   await phase(
     "control: GET /healthz, 200 conns",
-    () => wrk(`${gw}/healthz`, 200),
-    () => wrk(`${ng}/healthz`, 200),
+    (s) => wrk(`${gw}/healthz`, 200, [], undefined, s),
+    (s) => wrk(`${ng}/healthz`, 200, [], undefined, s),
   );
   await phase(
     "index.m3u8 rewrite, 200 conns",
-    () => wrk(liveUrl, 200),
-    () => wrk(`${ng}/live.m3u8`, 200),
+    (s) => wrk(liveUrl, 200, [], undefined, s),
+    (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
   );
   await phase(
     `index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`,
-    () => wrk(`${gw}/`, 200, [], tokensLua),
-    () => wrk(`${ng}/live.m3u8`, 200),
+    (s) => wrk(`${gw}/`, 200, [], tokensLua, s),
+    (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
   );
   await phase(
     "200 KiB segment, 64 conns, Range",
-    () => wrk(seg200k, 64, range),
-    () => wrk(`${ng}/seg200k.ts`, 64, range),
+    (s) => wrk(seg200k, 64, range, undefined, s),
+    (s) => wrk(`${ng}/seg200k.ts`, 64, range, undefined, s),
   );
   await phase(
     "200 KiB segment, 64 conns, same URL",
-    () => wrk(seg200k, 64),
-    () => wrk(`${ng}/seg200k.ts`, 64),
-    () => wrk(`${nc}/seg200k.ts`, 64),
+    (s) => wrk(seg200k, 64, [], undefined, s),
+    (s) => wrk(`${ng}/seg200k.ts`, 64, [], undefined, s),
+    (s) => wrk(`${nc}/seg200k.ts`, 64, [], undefined, s),
   );
 
   // RSS added by VIEWERS idle keep-alive viewers, each with its own token, polling the live

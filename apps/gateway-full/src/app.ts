@@ -33,6 +33,7 @@ import {
 import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
 import {
   createPlaybackRuntime,
+  createPlaylistFastLane,
   createPlayRoutes,
   jwtPlayGrant,
   resolveUrlSigningKey,
@@ -219,8 +220,14 @@ export async function composeFull(
   );
   app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
   assertRoutesInTable(app);
+  const metrics = ctx.metrics;
   return {
     app,
+    fastLane: createPlaylistFastLane(playback, {
+      authorizer,
+      log,
+      ...(metrics === undefined ? {} : { observe: metrics.observeRequest }),
+    }),
     tlsEnabled: ctx.settings.current().tlsEnabled,
     facts: async () => ({
       stateDatabase: state.storage.location,

@@ -21,6 +21,7 @@ import {
 import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
 import {
   createPlaybackRuntime,
+  createPlaylistFastLane,
   createPlayRoutes,
   jwtPlayGrant,
   resolveUrlSigningKey,
@@ -103,6 +104,7 @@ export async function composeLite({
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
   return {
     app,
+    fastLane: createPlaylistFastLane(playback, { authorizer, log }),
     facts: async () => ({
       stateDatabase: undefined,
       channels: catalog.list().length,

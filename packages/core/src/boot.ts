@@ -9,7 +9,7 @@ import {
   createAdvertisedUrl,
   isWildcardListenUrl,
 } from "./http/advertise-url.js";
-import type { RunningServer } from "./http/server.js";
+import type { FastLane, RunningServer } from "./http/server.js";
 import { startServer } from "./http/server.js";
 import { readTlsFiles } from "./http/tls-files.js";
 import type { AppEnv, Build } from "./http/types.js";
@@ -35,6 +35,8 @@ export interface ComposedGateway {
   readonly afterClose?: () => Promise<void> | void;
   /** False: the runtime setting turned TLS off, so the `tls_listen` listener is not started. */
   readonly tlsEnabled?: boolean;
+  /** Answers tried before the app on every listener (see `FastLane`). */
+  readonly fastLane?: FastLane;
   /** Facts for the startup summary, asked once after the listeners are up. */
   readonly facts?: () => Promise<StartupFacts>;
 }
@@ -94,9 +96,9 @@ export async function bootGateway(options: BootOptions): Promise<void> {
   }
 
   const servers: RunningServer[] = [];
-  servers.push(await startServer(composed.app, config.server.listen));
+  servers.push(await startServer(composed.app, config.server.listen, undefined, composed.fastLane));
   if (config.server.tls_listen !== "" && tls !== undefined && composed.tlsEnabled !== false)
-    servers.push(await startServer(composed.app, config.server.tls_listen, tls));
+    servers.push(await startServer(composed.app, config.server.tls_listen, tls, composed.fastLane));
   else if (tls !== undefined)
     // The full build's runtime setting wins over the file (spec "Settings"): say so,
     // or an operator looks for a listener that was never meant to start.

@@ -24,6 +24,16 @@ export interface PlaybackAuthorizer {
     queryToken: string | undefined,
     authorization: string | undefined,
   ): Promise<PlaybackGrant>;
+  /**
+   * The grant {@link authorize} would give, without waiting: only for a credential whose
+   * verification is already remembered (or no credential needed), with the same checks
+   * (revision, `exp`, scope). Undefined for anything else — an unknown token, a token
+   * still being verified, any failure — which `authorize` then answers (or rejects).
+   */
+  authorizeCached(
+    queryToken: string | undefined,
+    authorization: string | undefined,
+  ): PlaybackGrant | undefined;
 }
 
 const OPEN: PlaybackGrant = Object.freeze({
@@ -46,31 +56,47 @@ const VERIFIED_CACHE_ENTRIES = 10_000;
  * checks the account's credential revision on every request, and `exp` is checked here
  * on every hit.
  */
-function cachedVerifier(
-  tokens: SessionTokens,
-): (token: string) => Promise<SessionClaims | undefined> {
-  const cache = new Map<string, { claims: Promise<SessionClaims | undefined>; until: number }>();
-  return (token) => {
-    const now = Date.now();
-    const hit = cache.get(token);
-    if (hit !== undefined) {
-      if (hit.until > now) return hit.claims;
-      cache.delete(token);
-    }
-    const claims = tokens.verify(token);
-    if (cache.size >= VERIFIED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-    // Until verified, the entry lives only as long as a verification can take.
-    const entry = { claims, until: now + 60_000 };
-    cache.set(token, entry);
-    claims.then(
-      (c) => {
-        if (cache.get(token) !== entry) return;
-        if (c === undefined) cache.delete(token);
-        else entry.until = c.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000;
-      },
-      () => cache.delete(token),
-    );
-    return claims;
+interface VerifiedEntry {
+  readonly claims: Promise<SessionClaims | undefined>;
+  /** The verified claims, once the verification succeeded. */
+  settled?: SessionClaims;
+  until: number;
+}
+
+function cachedVerifier(tokens: SessionTokens): {
+  verify(token: string): Promise<SessionClaims | undefined>;
+  /** The remembered claims of `token` when it was verified already and has not expired. */
+  known(token: string): SessionClaims | undefined;
+} {
+  const cache = new Map<string, VerifiedEntry>();
+  return {
+    verify(token) {
+      const now = Date.now();
+      const hit = cache.get(token);
+      if (hit !== undefined) {
+        if (hit.until > now) return hit.claims;
+        cache.delete(token);
+      }
+      const claims = tokens.verify(token);
+      if (cache.size >= VERIFIED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+      // Until verified, the entry lives only as long as a verification can take.
+      const entry: VerifiedEntry = { claims, until: now + 60_000 };
+      cache.set(token, entry);
+      claims.then(
+        (c) => {
+          if (cache.get(token) !== entry) return;
+          if (c === undefined) return void cache.delete(token);
+          entry.settled = c;
+          entry.until = c.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000;
+        },
+        () => cache.delete(token),
+      );
+      return claims;
+    },
+    known(token) {
+      const hit = cache.get(token);
+      return hit?.settled !== undefined && hit.until > Date.now() ? hit.settled : undefined;
+    },
   };
 }
 
@@ -79,39 +105,48 @@ export function createPlaybackAuthorizer(deps: {
   tokens: SessionTokens;
   accounts: AccountDirectory;
 }): PlaybackAuthorizer {
-  const verify = cachedVerifier(deps.tokens);
+  const verifier = cachedVerifier(deps.tokens);
+  /** The request's token, or undefined when it has none a playback request may carry. */
+  const credentialOf = (queryToken: string | undefined, authorization: string | undefined) => {
+    const token = playbackCredential(queryToken, authorization);
+    // Spec "Playlist": an admin API token is not a playback credential.
+    return token === undefined || isApiTokenShape(token) ? undefined : token;
+  };
+  /** The grant of verified `claims`, or undefined when the account no longer backs them. */
+  const grantOf = (token: string, claims: SessionClaims): PlaybackGrant | undefined => {
+    // Bound to the stable account key: a token never follows its username to another account.
+    const account = deps.accounts.byConfigUsername(claims.accountKey);
+    if (account === undefined || account.authRevision !== claims.authRevision) return undefined;
+    // The account's current restriction wins over what the token was issued with.
+    const restriction =
+      claims.kind === "preview"
+        ? claims.channels
+        : account.role === "admin" || account.channelIds.length === 0
+          ? null
+          : account.channelIds;
+    return {
+      token,
+      channels: restriction === null ? null : new Set(restriction),
+      claims,
+      open: false,
+    };
+  };
   return {
     async authorize(queryToken, authorization) {
       if (!deps.requireAuth) return OPEN;
-      const token = playbackCredential(queryToken, authorization);
-      // Spec "Playlist": an admin API token is not a playback credential.
-      if (token === undefined || isApiTokenShape(token)) {
+      const token = credentialOf(queryToken, authorization);
+      if (token === undefined)
         throw new GatewayError("unauthorized", "a session or preview token is required");
-      }
-      const claims = await verify(token);
-      // Bound to the stable account key: a token never follows its username to another account.
-      const account =
-        claims === undefined ? undefined : deps.accounts.byConfigUsername(claims.accountKey);
-      if (
-        claims === undefined ||
-        account === undefined ||
-        account.authRevision !== claims.authRevision
-      ) {
-        throw new GatewayError("unauthorized", "invalid or expired token");
-      }
-      // The account's current restriction wins over what the token was issued with.
-      const restriction =
-        claims.kind === "preview"
-          ? claims.channels
-          : account.role === "admin" || account.channelIds.length === 0
-            ? null
-            : account.channelIds;
-      return {
-        token,
-        channels: restriction === null ? null : new Set(restriction),
-        claims,
-        open: false,
-      };
+      const claims = await verifier.verify(token);
+      const grant = claims === undefined ? undefined : grantOf(token, claims);
+      if (grant === undefined) throw new GatewayError("unauthorized", "invalid or expired token");
+      return grant;
+    },
+    authorizeCached(queryToken, authorization) {
+      if (!deps.requireAuth) return OPEN;
+      const token = credentialOf(queryToken, authorization);
+      const claims = token === undefined ? undefined : verifier.known(token);
+      return claims === undefined ? undefined : grantOf(token!, claims);
     },
   };
 }

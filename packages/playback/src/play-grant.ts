@@ -1,6 +1,8 @@
+import type { Channel } from "@svc/core/catalog";
 import { type AppEnv, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
-import type { PlaybackAuthorizer } from "./play-auth.js";
+import type { PlaybackAuthorizer, PlaybackGrant } from "./play-auth.js";
+import type { PlayRequest } from "./playback-runtime.js";
 
 /** What a credential allows, and what every URL written for its request carries. */
 export interface PlayGrant {
@@ -31,13 +33,41 @@ export type ResolveGrant = (c: Context<AppEnv>, channelId: string) => Promise<Pl
  * URL as `token=`, since players do not repeat headers on the URLs they follow.
  */
 export function jwtPlayGrant(authorizer: PlaybackAuthorizer): ResolveGrant {
-  return async (c) => {
-    const g = await authorizer.authorize(c.req.query("token"), requestHeader(c, "authorization"));
-    return {
-      channels: g.channels,
-      pathPrefix: "/v1/play",
-      urlQuery: g.token === undefined ? "" : `token=${encodeURIComponent(g.token)}`,
-      open: g.open,
-    };
+  return async (c) =>
+    jwtPlayGrantOf(
+      await authorizer.authorize(c.req.query("token"), requestHeader(c, "authorization")),
+    );
+}
+
+/** The `/v1/play` form of a checked credential. */
+export function jwtPlayGrantOf(g: PlaybackGrant): PlayGrant {
+  return {
+    channels: g.channels,
+    pathPrefix: "/v1/play",
+    urlQuery: g.token === undefined ? "" : `token=${encodeURIComponent(g.token)}`,
+    open: g.open,
+  };
+}
+
+/**
+ * The request every generated URL is written for: `base` (the public origin), the mount
+ * and channel as the prefix, the credential and viewer lease as the query.
+ */
+export function playRequestOf(
+  grant: PlayGrant,
+  channel: Channel,
+  base: string,
+  viewer: string | undefined,
+): PlayRequest {
+  const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
+    .filter((s) => s !== "")
+    .join("&");
+  return {
+    channel,
+    prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
+    query: query === "" ? "" : `&${query}`,
+    // A viewer-limited channel's URLs are per viewer (`viewer=`), and every media request
+    // must reach the gateway to renew its lease: never offered to shared caches.
+    sharedCache: grant.open === true && channel.max_viewers === null,
   };
 }

@@ -8,7 +8,7 @@ import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { serveUpstream } from "./hls/upstream-proxy.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
-import type { ResolveGrant } from "./play-grant.js";
+import { playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
@@ -116,16 +116,8 @@ export function createPlayRoutes(
       else viewer = presented;
     }
     const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
-    const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
-      .filter((s) => s !== "")
-      .join("&");
     const request: PlayRequest = {
-      channel,
-      prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,
-      query: query === "" ? "" : `&${query}`,
-      // A viewer-limited channel's URLs are per viewer (`viewer=`), and every media request
-      // must reach the gateway to renew its lease: never offered to shared caches.
-      sharedCache: grant.open === true && channel.max_viewers === null,
+      ...playRequestOf(grant, channel, base, viewer),
       park: parkFor(clientAddress(c)),
     };
     return minted === undefined ? { request } : { request, minted };

@@ -7,6 +7,7 @@ export {
   type ViewerSeat,
   type ViewerSeatStore,
 } from "./hls/cluster-viewer-leases.js";
+export { createPlaylistFastLane } from "./hls/playlist-fast-lane.js";
 export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
 export { createPlayRoutes } from "./play-routes.js";

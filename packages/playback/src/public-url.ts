@@ -9,7 +9,11 @@ export function publicBase(
 ): string {
   if (configured !== "") return configured.replace(/\/+$/, "");
   const scheme = requestUrl.startsWith("https:") ? "https" : "http";
-  const safeHost =
-    host !== undefined && /^[A-Za-z0-9.\-_:[\]]+$/.test(host) ? host : new URL(requestUrl).host;
+  const safeHost = host !== undefined && isPlainHost(host) ? host : new URL(requestUrl).host;
   return `${scheme}://${safeHost}`;
+}
+
+/** A `Host` value made only of host-name, IP literal and port characters. */
+export function isPlainHost(host: string): boolean {
+  return /^[A-Za-z0-9.\-_:[\]]+$/.test(host);
 }

@@ -16,6 +16,8 @@ export interface GatewayMetrics {
   /** Counts requests by route template and status, and requests in flight. */
   readonly middleware: MiddlewareHandler<AppEnv>;
   readonly inFlight: () => number;
+  /** Counts one request answered outside the middleware (the playback fast lane). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
   loginFailed(): void;
   tokenDenied(reason: string): void;
 }
@@ -140,6 +142,10 @@ export function createGatewayMetrics(sources: {
     registry,
     middleware,
     inFlight: () => inFlight,
+    observeRequest: (method, route, status, seconds) => {
+      latency.observe({ method, route }, seconds);
+      requests.inc({ method, route, status: String(status) });
+    },
     loginFailed: () => logins.inc(),
     tokenDenied: (reason) => denials.inc({ reason }),
   };

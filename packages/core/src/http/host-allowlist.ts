@@ -18,17 +18,28 @@ export function hostName(hostHeader: string): string {
 }
 
 /**
+ * Whether a `Host` header value names one of `publicHosts`; undefined when the list is
+ * empty (every host is allowed).
+ */
+export function hostAllowed(
+  publicHosts: readonly string[],
+): ((hostHeader: string | undefined) => boolean) | undefined {
+  if (publicHosts.length === 0) return undefined;
+  const allowed = new Set(publicHosts.map((h) => hostName(h)));
+  return (hostHeader) => allowed.has(hostName(hostHeader ?? ""));
+}
+
+/**
  * Spec `security.public_hosts`: when non-empty, a request whose `Host` is not
  * listed gets 403, except health checks from a loopback peer.
  */
 export function hostAllowlist(
   publicHosts: readonly string[],
 ): MiddlewareHandler<AppEnv> | undefined {
-  if (publicHosts.length === 0) return undefined;
-  const allowed = new Set(publicHosts.map((h) => hostName(h)));
+  const allowed = hostAllowed(publicHosts);
+  if (allowed === undefined) return undefined;
   return async (c, next) => {
-    const host = hostName(requestHeader(c, "host") ?? "");
-    if (!allowed.has(host)) {
+    if (!allowed(requestHeader(c, "host"))) {
       if (!(HEALTH_PATHS.has(c.req.path) && isLoopbackAddress(clientAddress(c)))) {
         throw new GatewayError("forbidden", "host not allowed");
       }

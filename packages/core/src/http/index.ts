@@ -8,10 +8,11 @@ export { clientAddress, isLoopbackAddress, rateLimitSubject } from "./client-add
 export { createBaseApp } from "./create-app.js";
 export { errorResponse } from "./error-handler.js";
 export { createHealthRoutes, type Readiness } from "./health-routes.js";
-export { hostName } from "./host-allowlist.js";
+export { hostAllowed, hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
+export { logRequest, requestIds } from "./request-context.js";
 export { requestHeader } from "./request-header.js";
 export { directResponseHeaders } from "./security-headers.js";
-export { type RunningServer, startServer } from "./server.js";
+export { type FastLane, type RunningServer, startServer } from "./server.js";
 export { readTlsFiles, type TlsFiles } from "./tls-files.js";
 export type { AppEnv, Build } from "./types.js";

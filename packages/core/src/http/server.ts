@@ -1,4 +1,9 @@
-import { createServer as createHttpServer, type Server } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
@@ -14,6 +19,13 @@ const SERVER_TIMEOUTS = {
   connectionsCheckingInterval: 1_000,
 } as const;
 
+/**
+ * Answers a request straight from node's objects, before the app sees it, and returns
+ * true; false leaves the request to the app. For the few hot answers the app would give
+ * byte for byte the same (the cached-playlist fast lane of playback).
+ */
+export type FastLane = (req: IncomingMessage, res: ServerResponse) => boolean;
+
 export interface RunningServer {
   readonly server: Server;
   /** `http://127.0.0.1:40123` — the real address, also for port 0. */
@@ -24,12 +36,13 @@ export interface RunningServer {
 
 /**
  * Starts one listener for the app and resolves once it accepts connections.
- * `tls` given: HTTPS with that PEM pair.
+ * `tls` given: HTTPS with that PEM pair. `fastLane`: tried first on every request.
  */
 export async function startServer(
   app: Hono<AppEnv>,
   listen: string,
   tls?: { cert: Buffer; key: Buffer },
+  fastLane?: FastLane,
 ): Promise<RunningServer> {
   const address = parseListen(listen);
   if (address === undefined) throw new Error(`invalid listen address ${listen}`);
@@ -37,7 +50,13 @@ export async function startServer(
   // c.json() or c.body() answer is then written straight from its string or bytes, where
   // undici's Response built a ReadableStream per answer — half the CPU of a /healthz
   // request on one core (docs/performance.md).
-  const listener = getRequestListener(app.fetch);
+  const appListener = getRequestListener(app.fetch);
+  const listener =
+    fastLane === undefined
+      ? appListener
+      : (req: IncomingMessage, res: ServerResponse) => {
+          if (!fastLane(req, res)) void appListener(req, res);
+        };
   const server: Server =
     tls === undefined
       ? createHttpServer(SERVER_TIMEOUTS, listener)

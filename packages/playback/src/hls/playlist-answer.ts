@@ -6,9 +6,18 @@ import type { PlaybackStats } from "../playback-stats.js";
 import { sendBytes } from "./direct-response.js";
 import type { PlaylistOutcome } from "./playlist-source.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
+import { UPSTREAM_CSP } from "./upstream-headers.js";
 
 /** RFC 8216bis 4: the media type every playlist the gateway writes carries. */
 export const PLAYLIST_CONTENT_TYPE = "application/vnd.apple.mpegurl";
+
+/** `u/` targets with these extensions are playlists (fetched through the playlist source). */
+export const UPSTREAM_PLAYLIST_EXTENSIONS: ReadonlySet<string> = new Set([".m3u8", ".m3u"]);
+
+/** Every `u/` answer is sandboxed: an upstream's bytes never run as a page of this origin. */
+export const SANDBOXED: Readonly<Record<string, string>> = {
+  "content-security-policy": UPSTREAM_CSP,
+};
 
 /** Answers a compiled playlist rendered for the request's credential form (cached per form). */
 export function playlistResponse(

@@ -25,7 +25,9 @@ export interface PlaylistSource {
   /**
    * The compiled playlist at `url` for `channel`. Concurrent calls for the same
    * channel and URL share one upstream fetch; a playlist answer is then served
-   * from memory for a short time bounded by its target duration. `blocking`
+   * from memory for a short time bounded by its target duration, and while the next
+   * fetch is in flight the previous answer is still served (for at most one more of
+   * its lifetimes) instead of making every viewer wait for the refresh. `blocking`
    * (LL-HLS `_HLS_*` directives present) shares only the fetch in flight and is
    * never cached (RFC 8216bis 6.2.5.2: each blocking reload wants a newer answer).
    */
@@ -39,6 +41,12 @@ export interface PlaylistSource {
    * forwarded as blocking requests (shared by everyone asking the same).
    */
   getLive(channel: Channel, url: string, directives: string): Promise<PlaylistOutcome>;
+  /**
+   * What {@link get} (not blocking) would answer right now without waiting: the cached
+   * playlist at `url` when it has one that is still fresh (or served while its refresh
+   * is under way). Undefined in every other case, which `get` then handles.
+   */
+  peek(channel: Channel, url: string): (PlaylistOutcome & { kind: "playlist" }) | undefined;
   /** Upstream fetches made so far (for tests of fan-in through the status counters). */
   readonly fetches: number;
 }
@@ -58,6 +66,19 @@ interface Entry {
   /** Undefined while in flight. */
   expires: number | undefined;
   size: number;
+  /** The lifetime the settled answer was given (ms). */
+  ttl?: number;
+  /** The playlist this entry settled to, while it is cached. */
+  settled?: PlaylistOutcome & { kind: "playlist" };
+  /**
+   * While this entry's fetch is in flight: the playlist it refreshes, served instead of
+   * waiting (until `staleUntil`), so viewers never queue behind the periodic refresh.
+   */
+  previous?: {
+    readonly promise: Promise<PlaylistOutcome>;
+    readonly until: number;
+    readonly settled: (PlaylistOutcome & { kind: "playlist" }) | undefined;
+  };
 }
 
 export function createPlaylistSource(deps: {
@@ -153,6 +174,9 @@ export function createPlaylistSource(deps: {
     return { kind: "playlist", compiled, size: text.length * 2 };
   };
 
+  const keyOf = (channel: Channel, url: string, policy: RewritePolicy) =>
+    `${channel.id}\0${channel.revision}\0${policy}\0${url}`;
+
   const remember = (edgeKey: string, outcome: PlaylistOutcome) => {
     if (outcome.kind !== "playlist" || outcome.compiled.lastMsn === undefined) return;
     if (!edges.has(edgeKey) && edges.size >= MAX_ENTRIES) edges.delete(edges.keys().next().value!);
@@ -211,29 +235,61 @@ export function createPlaylistSource(deps: {
       // The policy is part of the key: a playlist compiled under the previous policy is not
       // served after the egress document changed it.
       const policy = deps.policy(channel, url);
-      const key = `${channel.id}\0${channel.revision}\0${policy}\0${url}`;
+      const key = keyOf(channel, url, policy);
       const hit = entries.get(key);
-      if (hit !== undefined && (hit.expires === undefined || hit.expires > now)) return hit.promise;
-      if (hit !== undefined) evict(key);
+      if (hit !== undefined) {
+        if (hit.expires === undefined)
+          return hit.previous !== undefined && hit.previous.until > now
+            ? hit.previous.promise
+            : hit.promise;
+        if (hit.expires > now) return hit.promise;
+        evict(key);
+      }
       makeRoom(now);
       const entry: Entry = {
         promise: fetchOnce(channel, url, policy),
         expires: undefined,
         size: 0,
+        // Refresh-ahead: only cached playlists have an expiry, and one is served for at most
+        // one more of its lifetimes while the refresh is under way (a slow or failing upstream
+        // then makes viewers wait as before, never see an old playlist for long).
+        ...(hit?.expires !== undefined && hit.ttl !== undefined
+          ? {
+              previous: {
+                promise: hit.promise,
+                until: hit.expires + hit.ttl,
+                settled: hit.settled,
+              },
+            }
+          : {}),
       };
       entries.set(key, entry);
       entry.promise.then(
         (outcome) => {
           if (entries.get(key) !== entry) return;
+          delete entry.previous;
           const ttl = blocking ? 0 : ttlOf(outcome);
           if (ttl <= 0) return evict(key);
+          entry.ttl = ttl;
           entry.expires = Date.now() + ttl;
+          if (outcome.kind === "playlist") entry.settled = outcome;
           entry.size = outcome.kind === "playlist" ? outcome.size : 0;
           cachedBytes += entry.size;
         },
-        () => evict(key),
+        () => {
+          if (entries.get(key) === entry) evict(key);
+        },
       );
-      return entry.promise;
+      return entry.previous?.promise ?? entry.promise;
+    },
+    peek(channel, url) {
+      const hit = entries.get(keyOf(channel, url, deps.policy(channel, url)));
+      if (hit === undefined) return undefined;
+      const now = Date.now();
+      if (hit.expires !== undefined) return hit.expires > now ? hit.settled : undefined;
+      return hit.previous !== undefined && hit.previous.until > now
+        ? hit.previous.settled
+        : undefined;
     },
     get fetches() {
       return fetches;

@@ -5,7 +5,12 @@ import type { Context } from "hono";
 import type { PlaybackRuntime, PlayRequest } from "../playback-runtime.js";
 import { alreadySent, pipeBody, readFirstChunk, writeDirectHead } from "./direct-response.js";
 import { llHlsDirectives } from "./ll-hls-directives.js";
-import { playlistResponse, upstreamOutcomeResponse } from "./playlist-answer.js";
+import {
+  playlistResponse,
+  SANDBOXED,
+  UPSTREAM_PLAYLIST_EXTENSIONS,
+  upstreamOutcomeResponse,
+} from "./playlist-answer.js";
 import { compilePlaylist, looksLikePlaylist } from "./playlist-rewriter.js";
 import {
   channelCredentialOrigin,
@@ -17,9 +22,6 @@ import {
   UPSTREAM_CSP,
 } from "./upstream-headers.js";
 import { targetExtension } from "./upstream-signer.js";
-
-const PLAYLIST_EXTENSIONS = new Set([".m3u8", ".m3u"]);
-const SANDBOXED = { "content-security-policy": UPSTREAM_CSP };
 
 /**
  * `GET …/u/{upstream}` after the signature check (spec "Playback" 3). Playlists
@@ -34,7 +36,7 @@ export async function serveUpstream(
   target: string,
 ): Promise<Response> {
   const directives = llHlsDirectives((n) => c.req.query(n));
-  if (directives !== "" || PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
+  if (directives !== "" || UPSTREAM_PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
     const outcome = await rt.playlists.getLive(req.channel, target, directives);
     if (outcome.kind === "playlist")
       return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
