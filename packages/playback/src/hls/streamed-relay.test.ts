@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
+import { parseConfig, readEnvironment } from "@svc/core/config";
+import { createEgress } from "@svc/core/egress";
+import { createBaseApp, type RunningServer, startServer } from "@svc/core/http";
+import { createLogger } from "@svc/core/log";
+import { createPlayRoutes } from "../play-routes.js";
+import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
+
+// A `u/` segment with `Range` is streamed per request (`pipeBody`): an upstream that dies
+// mid-body cuts the player off and counts one upstream error; a player that goes away
+// aborts the upstream request at once.
+describe("streamed u/ relay: failures on either side", () => {
+  let origin: Server;
+  let gateway: RunningServer;
+  let rt: PlaybackRuntime;
+  /** Resolves when the origin sees the slow request's connection close. */
+  let slowClosed: Promise<void>;
+  const egress = createEgress({
+    allowedHosts: ["127.0.0.1"],
+    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 10_000 },
+  });
+
+  before(async () => {
+    let closed: () => void = () => undefined;
+    slowClosed = new Promise((r) => {
+      closed = r;
+    });
+    origin = createServer((req, res) => {
+      if (req.url === "/live.m3u8") {
+        res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" });
+        res.end("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\ndies.ts\n#EXTINF:2,\nslow.ts\n");
+        return;
+      }
+      res.writeHead(206, {
+        "content-type": "video/mp2t",
+        "content-length": String(4 << 20),
+        "content-range": `bytes 0-${(4 << 20) - 1}/${4 << 20}`,
+      });
+      res.write(Buffer.alloc(64 * 1024, 1));
+      if (req.url === "/dies.ts") setTimeout(() => res.socket?.destroy(), 50);
+      else req.socket.once("close", () => closed());
+    });
+    await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
+    const src = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+    const config = parseConfig(
+      JSON.stringify({
+        server: { data_dir: "" },
+        security: { play_require_auth: false },
+        auth: {
+          token_private_key: "unused",
+          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
+        },
+        channels: [{ id: "ch", title: "ch", ingress: "hls", source_url: `${src}/live.m3u8` }],
+      }),
+      readEnvironment({}),
+    );
+    rt = createPlaybackRuntime({
+      config,
+      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
+      egress,
+      build: "lite",
+      signingKey: Buffer.from("relay-test-key"),
+      publicBaseUrl: () => "",
+    });
+    const app = createBaseApp({
+      build: "lite",
+      config,
+      log: createLogger({ level: "silent", build: "lite" }),
+    });
+    app.route(
+      "/v1/play",
+      createPlayRoutes(rt, {
+        resolveGrant: async () => ({
+          channels: null,
+          pathPrefix: "/v1/play",
+          urlQuery: "",
+          open: true,
+        }),
+      }),
+    );
+    gateway = await startServer(app, "127.0.0.1:0");
+  });
+  after(async () => {
+    await gateway.close(100);
+    await egress.close();
+    origin.close();
+  });
+
+  const segmentUrl = async (name: string) => {
+    const text = await (await fetch(`${gateway.url}/v1/play/ch/index.m3u8`)).text();
+    const lines = text.split("\n").filter((l) => l.startsWith("http"));
+    return lines[name === "dies" ? 0 : 1]!;
+  };
+
+  it("cuts the player off and counts an upstream error when the upstream dies mid-body", async () => {
+    const before = rt.stats.errors;
+    const r = await fetch(await segmentUrl("dies"), { headers: { range: "bytes=0-" } });
+    assert.equal(r.status, 206);
+    await assert.rejects(r.arrayBuffer(), "the body must not end as if complete");
+    for (let i = 0; i < 50 && rt.stats.errors === before; i++)
+      await new Promise((res) => setTimeout(res, 20));
+    assert.equal(rt.stats.errors, before + 1);
+  });
+
+  it("aborts the upstream request when the player goes away", async () => {
+    const before = rt.stats.errors;
+    const ac = new AbortController();
+    const r = await fetch(await segmentUrl("slow"), {
+      headers: { range: "bytes=0-" },
+      signal: ac.signal,
+    });
+    assert.equal(r.status, 206);
+    const reader = r.body!.getReader();
+    await reader.read();
+    ac.abort();
+    const timeout = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error("upstream request still open after 2 s")), 2000),
+    );
+    await Promise.race([slowClosed, timeout]);
+    assert.equal(rt.stats.errors, before, "a player leaving is not an upstream error");
+  });
+});
