@@ -9,7 +9,7 @@
  *   node bench/cenc-channel-cpu.mjs [--seconds 40] [--warmup 10] [--channels 1,4,8]
  *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
  *     [--ffmpeg-loglevel error] [--no-low-latency] [--variants cenc,clear] [--viewer]
- *     [--cpu-prof DIR]
+ *     [--cpu-prof DIR] [--node-args "FLAGS"]
  *
  * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
  * figure is the whole Node process; an idle gateway with no channel runs through the whole
@@ -61,6 +61,10 @@ const VARIANTS = arg(
 ).split(",");
 const VIEWER = process.argv.includes("--viewer");
 const CPU_PROF = arg("cpu-prof", "");
+/** Extra node flags for the measured gateways, e.g. "--max-semi-space-size=1". */
+const NODE_ARGS = arg("node-args", "")
+  .split(" ")
+  .filter((a) => a !== "");
 const LOOP_SEC = 24;
 const KID = "00112233445566778899aabbccddeeff";
 const KEY = "0f0e0d0c0b0a09080706050403020100";
@@ -148,7 +152,10 @@ async function startConsumers(n, variant) {
     autostart: true,
     on_demand: false,
   }));
-  const nodeArgs = CPU_PROF === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`];
+  const nodeArgs = [
+    ...NODE_ARGS,
+    ...(CPU_PROF === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROF}`]),
+  ];
   const gw = await startGateway("lite", gatewayConfig(channels), { nodeArgs });
   gateways.add(gw);
   const ffmpegs = channels.map((_, i) => {
@@ -199,6 +206,7 @@ function snapshot(sets, idle) {
     bytes: origin.counters(),
     sets: sets.map((s) => ({
       gw: cpuSeconds(s.gw.proc.pid),
+      gwOut: s.gw.stdout().length,
       ff: s.ffmpegs.map((f) => cpuSeconds(f.child.pid)),
       stderrLines: s.ffmpegs.map((f) => f.stderrLines),
     })),
@@ -232,6 +240,7 @@ async function measureSet(set, i, before, after, wall, loop) {
     variant: set.variant,
     n: set.n,
     wall,
+    gc: gcSummary(set.gw.stdout().slice(b.gwOut, a.gwOut)),
     gwCpu: a.gw - b.gw,
     idleCpu: after.idle - before.idle,
     ffCpu: a.ff.map((v, k) => v - b.ff[k]),
@@ -247,6 +256,24 @@ async function measureSet(set, i, before, after, wall, loop) {
     gwChecks,
     ffChecks: set.ffmpegs.map((f) => verifyFfmpegOutput(f.dir)),
   };
+}
+
+/**
+ * Collections V8 printed in the window when the gateway runs with `--node-args
+ * --trace-gc`: count and pause milliseconds per kind (Scavenge, Mark-Compact, ...).
+ */
+function gcSummary(out) {
+  const kinds = {};
+  for (const m of out.matchAll(
+    /ms: ([A-Za-z-]+)[^,]*, ([\d.]+) \/ [\d.]+ ms.*mu = [\d.]+\) ([^;\n]*)/g,
+  )) {
+    const key = `${m[1]} (${m[3].trim()})`;
+    const k = kinds[key] ?? { count: 0, ms: 0 };
+    kinds[key] = k;
+    k.count += 1;
+    k.ms += Number(m[2]);
+  }
+  return kinds;
 }
 
 async function stopConsumers(set) {

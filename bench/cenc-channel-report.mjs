@@ -41,7 +41,13 @@ export function report(p, loop) {
     lines.push(
       `[${r.variant}] native: gateway ${fmt(pct(r.gwCpu, r.wall), 2)} % of one core, idle gateway ${fmt(pct(r.idleCpu, r.wall), 2)} % -> ${fmt(f.native, 2)} % per channel; fetched ${fmt(f.gwRate / 1e3)} kB/s per channel; ${fmt(f.nativeMsPerMb)} ms CPU per MB`,
       `[${r.variant}] ffmpeg: ${fmt(mean(f.ff), 2)} % per process (${fmt(Math.min(...f.ff), 2)}–${fmt(Math.max(...f.ff), 2)}); fetched ${fmt(f.ffRate / 1e3)} kB/s per process (stream: ${fmt(loop.bytesPerSec / 1e3)}); ${fmt(f.ffMsPerMb)} ms CPU per MB; stderr lines ${r.ffStderrLines.join(",")}${r.ffExited ? `; ${r.ffExited} EXITED` : ""}`,
-      `[${r.variant}] ffmpeg/native per channel ${fmt(mean(f.ff) / f.native, 2)}; native: ${r.parts}/${r.n} channels publish LL-HLS parts, gateway children ${r.gwChildren || "none"}, warn/error log lines ${r.gwLog.length}${r.gwLog.length ? ` (last: ${r.gwLog.at(-1).slice(0, 200)})` : ""}`,
+      `[${r.variant}] ffmpeg/native per channel ${fmt(mean(f.ff) / f.native, 2)}; native: ${r.parts}/${r.n} channels publish LL-HLS parts, gateway children ${r.gwChildren || "none"}, warn/error log lines ${r.gwLog.length}${r.gwLog.length ? ` (last: ${r.gwLog.at(-1).slice(0, 200)})` : ""}${
+        Object.keys(r.gc).length
+          ? `; GC in window: ${Object.entries(r.gc)
+              .map(([k, v]) => `${k} ${v.count}× ${fmt(v.ms, 1)} ms`)
+              .join(", ")}`
+          : ""
+      }`,
       `[${r.variant}] output: gateway ${checksLine(r.gwChecks)} ${samples}; ffmpeg ${checksLine(r.ffChecks)}; origin 404s in window: native ${r.notFound.gw}, ffmpeg ${r.notFound.ff}`,
     );
     if (r.ffStderrLines.some((x) => x > 0))

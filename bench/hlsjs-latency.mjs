@@ -32,7 +32,7 @@ const arg = (name, fallback) => {
 };
 const SECONDS = Number(arg("seconds", "30"));
 const WARMUP = Number(arg("warmup", "10"));
-const PART_TARGET_MS = Number(arg("part-target-ms", "400"));
+const PART_TARGET_MS = Number(arg("part-target-ms", "333"));
 const SEG = Number(arg("seg", "1"));
 const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");

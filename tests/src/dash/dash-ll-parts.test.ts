@@ -82,7 +82,7 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
         play_require_auth: false,
         cors_origins: [page.origin],
       },
-      // media.part_target_ms left at its default (400).
+      // media.part_target_ms left at its default (333).
       channels: [{ id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl }],
     });
     const r = await fetch(`${gw.url}/v1/play/d1/index.m3u8`);
@@ -107,10 +107,10 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
     );
     assert.deepEqual(validateMediaPlaylist(text), [], text);
     const partTarget = Number(/#EXT-X-PART-INF:PART-TARGET=([\d.]+)/.exec(text)![1]);
-    // k = floor(0.4 / 0.04) = 10 frames: 0.4 s, not one 40 ms frame per part.
-    assert.equal(partTarget, 0.4, text);
+    // k = floor(0.333 / 0.04) = 8 frames: 0.32 s, not one 40 ms frame per part.
+    assert.equal(partTarget, 0.32, text);
     const control = /#EXT-X-SERVER-CONTROL:(.*)/.exec(text)![1]!;
-    assert.equal(Number(/PART-HOLD-BACK=([\d.]+)/.exec(control)![1]), 1.2);
+    assert.equal(Number(/PART-HOLD-BACK=([\d.]+)/.exec(control)![1]), 0.96);
     const parts = partsOf(text);
     const durations = segmentDurations(text);
     const complete = [...new Set(parts.map((p) => p.msn))].filter((msn) => durations.has(msn));
@@ -119,16 +119,16 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
       const own = parts.filter((p) => p.msn === msn);
       // Only whole segments: the part window may start inside the oldest one.
       if (own[0]?.index !== 0) continue;
-      // 25 frames: 10 + 10 + 5.
+      // 25 frames: 8 + 8 + 8 + 1.
       assert.deepEqual(
         own.map((p) => p.durationSec),
-        [0.4, 0.4, 0.2],
+        [0.32, 0.32, 0.32, 0.04],
         `segment ${msn}:\n${text}`,
       );
       // GOP = segment: the first part starts with the IDR frame, the others do not.
       assert.deepEqual(
         own.map((p) => p.independent),
-        [true, false, false],
+        [true, false, false, false],
       );
       const sum = own.reduce((s, p) => s + p.durationSec, 0);
       assert.ok(Math.abs(sum - durations.get(msn)!) < 0.002, `segment ${msn}: ${sum}`);
@@ -152,17 +152,17 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
       assert.equal(r.headers.get("cache-control"), "public, max-age=31536000, immutable");
       bodies.push(Buffer.from(await r.arrayBuffer()));
     }
-    assert.deepEqual(bodies.map(moofCount), [10, 10, 5]);
+    assert.deepEqual(bodies.map(moofCount), [8, 8, 8, 1]);
     const segmentUri = uriLines(text).find((u) => u.includes(`v0-${msn}.m4s`))!;
     const segment = Buffer.from(await (await fetch(new URL(segmentUri, base()))).arrayBuffer());
     assert.ok(Buffer.concat(bodies).equals(segment));
   });
 
-  it("gives the AAC rendition parts of whole AAC frames under 400 ms", async () => {
+  it("gives the AAC rendition parts of whole AAC frames under 333 ms", async () => {
     const text = await (await fetch(`${base()}a0.m3u8`)).text();
     const partTarget = Number(/#EXT-X-PART-INF:PART-TARGET=([\d.]+)/.exec(text)![1]);
-    // 18 frames of 1024 samples at 48 kHz = 0.384 s.
-    assert.equal(partTarget, 0.384, text);
+    // 15 frames of 1024 samples at 48 kHz = 0.32 s.
+    assert.equal(partTarget, 0.32, text);
     for (const p of partsOf(text)) assert.ok(p.durationSec <= partTarget, text);
   });
 

@@ -149,7 +149,7 @@ export const configSchema = v.strictObject({
     // parts"); never below the source's chunk duration.
     part_target_ms: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(5000)),
-      400,
+      333,
     ),
     idle_stop_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   }),
