@@ -6,14 +6,21 @@
 //
 //   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
 //                                             [--only <phase substring>] [--cpu N] [--keep]
-//                                             [--warmup 3]
+//                                             [--warmup 3] [--gateway-out FILE]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
 // `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
@@ -48,6 +55,7 @@ const WRK_CORES =
         .filter((i) => String(i) !== CPU)
         .join(",");
 /** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
+const GATEWAY_OUT = arg("gateway-out", "");
 const NODE_ARGS = arg("node-args", "")
   .split(" ")
   .filter((a) => a !== "");
@@ -291,6 +299,12 @@ async function main() {
     (out) => out.includes("listening on"),
     true,
   );
+  // --gateway-out FILE: what the gateway prints (with --node-args --trace-gc, its collections).
+  if (GATEWAY_OUT !== "") {
+    const sink = createWriteStream(GATEWAY_OUT);
+    gateway.stdout.pipe(sink);
+    gateway.stderr.pipe(sink);
+  }
   const gw = `http://127.0.0.1:${gatewayPort}`;
   const login = await fetch(`${gw}/v1/auth/login`, {
     method: "POST",

@@ -7,7 +7,7 @@
  * node_modules (devDependency), never from a CDN. Loopback only; not part of `npm test`.
  *
  *   npx pnpm@10.34.9 exec turbo run build
- *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 400]
+ *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 333]
  *     [--seg 1] [--gop 25] [--hlsjs '{"maxLiveSyncPlaybackRate":1.2}']
  *
  * `--part-target-ms` is the gateway's `media.part_target_ms`; `--gop` the source's key-frame
