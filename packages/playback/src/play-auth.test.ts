@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
 import { describe, it } from "node:test";
-import { type Account, createSessionTokens, createStaticDirectory } from "@svc/core/auth";
+import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 import { createPlaybackAuthorizer } from "./play-auth.js";
+import { testSessionTokens } from "./testing/playback-fixture.js";
 
-const pair = generateKeyPairSync("ed25519");
-const tokens = createSessionTokens({
-  keys: { privateKey: pair.privateKey, publicKey: pair.publicKey, source: "inline" },
-  issuer: "svc",
-  audience: "svc",
-  ttlHours: 1,
-});
+const tokens = testSessionTokens();
 const account = (authRevision: number): Account => ({
   configUsername: "viewer",
   username: "viewer",

@@ -2,15 +2,13 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
-import { parseConfig, readEnvironment } from "@svc/core/config";
-import { createEgress } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { type AppEnv, createBaseApp, type RunningServer, startServer } from "@svc/core/http";
 import { createLogger } from "@svc/core/log";
 import type { Context } from "hono";
 import { createPlayRoutes } from "./play-routes.js";
-import { createPlaybackRuntime, type PlayRequest } from "./playback-runtime.js";
+import type { PlayRequest } from "./playback-runtime.js";
+import { loopbackEgress, testConfig, testRuntime } from "./testing/playback-fixture.js";
 
 // The second mount of the play routes (spec "/p/{token}/play/…") through the
 // ResolveGrant seam, on a real server and a loopback origin, as the admin
@@ -20,10 +18,7 @@ describe("play routes mounted under a path credential", () => {
   let originUrl: string;
   let gateway: RunningServer;
   const KEY = "v1testkey";
-  const egress = createEgress({
-    allowedHosts: ["127.0.0.1"],
-    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
-  });
+  const egress = loopbackEgress();
 
   before(async () => {
     origin = createServer((req, res) => {
@@ -37,27 +32,15 @@ describe("play routes mounted under a path credential", () => {
     });
     await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
     originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-    const config = parseConfig(
-      JSON.stringify({
-        server: { data_dir: "" },
-        auth: {
-          token_private_key: "unused",
-          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
-        },
-        channels: [
-          { id: "ch1", title: "one", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
-          { id: "ch2", title: "two", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
-        ],
-      }),
-      readEnvironment({}),
-    );
-    const runtime = createPlaybackRuntime({
-      config,
-      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
+    const config = testConfig([
+      { id: "ch1", title: "one", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
+      { id: "ch2", title: "two", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
+    ]);
+    const runtime = testRuntime(config, {
       egress,
       build: "full",
-      signingKey: Buffer.from("route-test-key"),
-      publicBaseUrl: () => "https://gw.example",
+      signingKey: "route-test-key",
+      publicBaseUrl: "https://gw.example",
     });
     const app = createBaseApp({
       build: "full",
@@ -115,10 +98,7 @@ describe("play routes mounted under a path credential", () => {
 describe("play routes: sharedCache of a request", () => {
   let gateway: RunningServer;
   const seen: Record<string, boolean | undefined> = {};
-  const egress = createEgress({
-    allowedHosts: ["127.0.0.1"],
-    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
-  });
+  const egress = loopbackEgress();
 
   before(async () => {
     const dash = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -128,29 +108,16 @@ describe("play routes: sharedCache of a request", () => {
       source_url: "http://127.0.0.1:9/live.mpd",
       ...extra,
     });
-    const config = parseConfig(
-      JSON.stringify({
-        server: { data_dir: "" },
-        auth: {
-          token_private_key: "unused",
-          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
-        },
-        channels: [dash("free"), dash("limited", { max_viewers: 5 })],
-      }),
-      readEnvironment({}),
-    );
+    const config = testConfig([dash("free"), dash("limited", { max_viewers: 5 })]);
     // The local ingress records what the routes decided and answers 204.
     const record = (c: Context<AppEnv>, req: PlayRequest) => {
       seen[`${c.req.path}`] = req.sharedCache;
       return c.body(null, 204);
     };
-    const runtime = createPlaybackRuntime({
-      config,
-      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
+    const runtime = testRuntime(config, {
       egress,
       build: "full",
-      signingKey: Buffer.from("route-test-key"),
-      publicBaseUrl: () => "",
+      signingKey: "route-test-key",
       localIngress: {
         index: async (c, req) => record(c, req),
         live: async (c, req) => record(c, req),

@@ -1,18 +1,19 @@
 import assert from "node:assert/strict";
-import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type Account, createSessionTokens, createStaticDirectory } from "@svc/core/auth";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
-import { parseConfig, readEnvironment } from "@svc/core/config";
-import { createEgress } from "@svc/core/egress";
+import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { createBaseApp, type FastLane, type RunningServer, startServer } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import { createPlaybackAuthorizer } from "../play-auth.js";
 import { jwtPlayGrant } from "../play-grant.js";
 import { createPlayRoutes } from "../play-routes.js";
-import { createPlaybackRuntime } from "../playback-runtime.js";
+import {
+  loopbackEgress,
+  testConfig,
+  testRuntime,
+  testSessionTokens,
+} from "../testing/playback-fixture.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 
 /**
@@ -66,17 +67,8 @@ for (const build of ["full", "lite"] as const) {
     let laned: RunningServer;
     let fast = 0;
     const recorded = recordingLog();
-    const egress = createEgress({
-      allowedHosts: ["127.0.0.1"],
-      timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
-    });
-    const pair = generateKeyPairSync("ed25519");
-    const tokens = createSessionTokens({
-      keys: { privateKey: pair.privateKey, publicKey: pair.publicKey, source: "inline" },
-      issuer: "svc",
-      audience: "svc",
-      ttlHours: 1,
-    });
+    const egress = loopbackEgress();
+    const tokens = testSessionTokens();
     const account = (name: string, channelIds: string[]): Account => ({
       configUsername: name,
       username: name,
@@ -111,36 +103,18 @@ for (const build of ["full", "lite"] as const) {
       });
       await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
       const src = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-      const config = parseConfig(
-        JSON.stringify({
-          server: { data_dir: "" },
-          security: { play_require_auth: true, cors_origins: ["https://app.example"] },
-          auth: {
-            token_private_key: "unused",
-            users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
-          },
-          channels: [
-            { id: "news", title: "News", ingress: "hls", source_url: `${src}/master.m3u8` },
-            { id: "other", title: "Other", ingress: "hls", source_url: `${src}/master.m3u8` },
-            {
-              id: "limited",
-              title: "Limited",
-              ingress: "hls",
-              source_url: `${src}/master.m3u8`,
-              max_viewers: 3,
-            },
-          ],
-        }),
-        readEnvironment({}),
-      );
-      const runtime = createPlaybackRuntime({
-        config,
-        catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
-        egress,
-        build,
-        signingKey: Buffer.from("fast-lane-test-key"),
-        publicBaseUrl: () => "",
+      const hls = (id: string, extra: Record<string, unknown> = {}) => ({
+        id,
+        title: id,
+        ingress: "hls",
+        source_url: `${src}/master.m3u8`,
+        ...extra,
       });
+      const config = testConfig([hls("news"), hls("other"), hls("limited", { max_viewers: 3 })], {
+        play_require_auth: true,
+        cors_origins: ["https://app.example"],
+      });
+      const runtime = testRuntime(config, { egress, build, signingKey: "fast-lane-test-key" });
       const authorizer = createPlaybackAuthorizer({
         requireAuth: true,
         tokens,

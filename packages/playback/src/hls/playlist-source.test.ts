@@ -3,10 +3,8 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
-import { parseConfig, readEnvironment } from "@svc/core/config";
-import { createEgress } from "@svc/core/egress";
-import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
+import type { PlaybackRuntime } from "../playback-runtime.js";
+import { loopbackEgress, testConfig, testRuntime } from "../testing/playback-fixture.js";
 
 // Refresh-ahead (issue 13 item 1): when a cached playlist expires, the request that finds
 // it so starts the next fetch, and until that fetch answers every request is served the
@@ -33,35 +31,15 @@ describe("playlist source: refresh-ahead", () => {
     for (const res of held) answer(res);
     held = [];
   };
-  const egress = createEgress({
-    allowedHosts: ["127.0.0.1"],
-    timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000 },
-  });
+  const egress = loopbackEgress(5_000);
   let rt: PlaybackRuntime;
   let url: string;
 
   before(async () => {
     await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/live.m3u8`;
-    const config = parseConfig(
-      JSON.stringify({
-        server: { data_dir: "" },
-        auth: {
-          token_private_key: "unused",
-          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
-        },
-        channels: [{ id: "ch", title: "ch", ingress: "hls", source_url: url }],
-      }),
-      readEnvironment({}),
-    );
-    rt = createPlaybackRuntime({
-      config,
-      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
-      egress,
-      build: "lite",
-      signingKey: Buffer.from("refresh-ahead-test"),
-      publicBaseUrl: () => "",
-    });
+    const config = testConfig([{ id: "ch", title: "ch", ingress: "hls", source_url: url }]);
+    rt = testRuntime(config, { egress, build: "lite", signingKey: "refresh-ahead-test" });
   });
   after(async () => {
     release();

@@ -2,13 +2,11 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
-import { parseConfig, readEnvironment } from "@svc/core/config";
-import { createEgress } from "@svc/core/egress";
 import { createBaseApp, type RunningServer, startServer } from "@svc/core/http";
 import { createLogger } from "@svc/core/log";
 import { createPlayRoutes } from "../play-routes.js";
-import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
+import type { PlaybackRuntime } from "../playback-runtime.js";
+import { loopbackEgress, testConfig, testRuntime } from "../testing/playback-fixture.js";
 
 // A `u/` segment with `Range` is streamed per request (`pipeBody`): an upstream that dies
 // mid-body cuts the player off and counts one upstream error; a player that goes away
@@ -19,10 +17,7 @@ describe("streamed u/ relay: failures on either side", () => {
   let rt: PlaybackRuntime;
   /** Resolves when the origin sees the slow request's connection close. */
   let slowClosed: Promise<void>;
-  const egress = createEgress({
-    allowedHosts: ["127.0.0.1"],
-    timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 10_000 },
-  });
+  const egress = loopbackEgress(10_000);
 
   before(async () => {
     let closed: () => void = () => undefined;
@@ -46,26 +41,11 @@ describe("streamed u/ relay: failures on either side", () => {
     });
     await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
     const src = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-    const config = parseConfig(
-      JSON.stringify({
-        server: { data_dir: "" },
-        security: { play_require_auth: false },
-        auth: {
-          token_private_key: "unused",
-          users: [{ username: "a", password_hash: `$2b$04$${"a".repeat(53)}`, role: "admin" }],
-        },
-        channels: [{ id: "ch", title: "ch", ingress: "hls", source_url: `${src}/live.m3u8` }],
-      }),
-      readEnvironment({}),
+    const config = testConfig(
+      [{ id: "ch", title: "ch", ingress: "hls", source_url: `${src}/live.m3u8` }],
+      { play_require_auth: false },
     );
-    rt = createPlaybackRuntime({
-      config,
-      catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
-      egress,
-      build: "lite",
-      signingKey: Buffer.from("relay-test-key"),
-      publicBaseUrl: () => "",
-    });
+    rt = testRuntime(config, { egress, build: "lite", signingKey: "relay-test-key" });
     const app = createBaseApp({
       build: "lite",
       config,

@@ -19,7 +19,6 @@ import {
   isPlaylistType,
   keptResponseHeaders,
   PASSTHROUGH_STATUSES,
-  UPSTREAM_CSP,
 } from "./upstream-headers.js";
 import { targetExtension } from "./upstream-signer.js";
 
