@@ -57,6 +57,39 @@ describe("HLS playback through the full binary", () => {
     assert.ok(seg.headers.get("content-security-policy"));
   });
 
+  it("counts repeated playlist polls (the fast lane's) in /metrics and /v1/status like any request", async () => {
+    const counter = async (route: string) => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      const escaped = route.replace(/[/.]/g, "\\$&");
+      const m = new RegExp(
+        `^svc_http_requests_total\\{method="GET",route="${escaped}",status="200"\\} (\\d+)$`,
+        "m",
+      ).exec(text);
+      return m === null ? 0 : Number(m[1]);
+    };
+    const requests = async () =>
+      (await (
+        await fetch(`${gw.url}/v1/status`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as {
+        requests: number;
+      };
+    const master = await get(`${gw.url}/v1/play/vod/index.m3u8?token=${token}`);
+    const variant = playlistUrls(master.text)[1]!;
+    await get(variant);
+    const [indexBefore, uBefore, statusBefore] = [
+      await counter("/v1/play/:id/index.m3u8"),
+      await counter("/v1/play/:id/u/:upstream"),
+      (await requests()).requests,
+    ];
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await get(`${gw.url}/v1/play/vod/index.m3u8?token=${token}`)).status, 200);
+      assert.equal((await get(variant)).status, 200);
+    }
+    assert.equal(await counter("/v1/play/:id/index.m3u8"), indexBefore + 4);
+    assert.equal(await counter("/v1/play/:id/u/:upstream"), uBefore + 4);
+    assert.equal((await requests()).requests, statusBefore + 8);
+  });
+
   it("keeps its URL signing key in data_dir (mode 0600), so signed URLs survive a restart", async () => {
     const keyFile = join(gw.dataDir, "auth", "signing.key");
     assert.equal(statSync(keyFile).mode & 0o777, 0o600);
