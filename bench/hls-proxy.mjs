@@ -6,7 +6,7 @@
 //
 //   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
 //                                             [--only <phase substring>] [--cpu N] [--keep]
-//                                             [--warmup 3] [--gateway-out FILE]
+//                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
@@ -56,6 +56,8 @@ const WRK_CORES =
         .join(",");
 /** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
 const GATEWAY_OUT = arg("gateway-out", "");
+/** The gateway's log level; "info" writes one access-log line per request (with --gateway-out). */
+const LOG_LEVEL = arg("log-level", "warn");
 const NODE_ARGS = arg("node-args", "")
   .split(" ")
   .filter((a) => a !== "");
@@ -295,7 +297,7 @@ async function main() {
   const gateway = await start(
     process.execPath,
     [...NODE_ARGS, join(root, "apps", "gateway-lite", "dist", "main.js"), "--config", config],
-    { env: { PATH: process.env.PATH, SVC_LOG_LEVEL: "warn" } },
+    { env: { PATH: process.env.PATH, SVC_LOG_LEVEL: LOG_LEVEL } },
     (out) => out.includes("listening on"),
     true,
   );
