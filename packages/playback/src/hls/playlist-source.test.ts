@@ -95,4 +95,20 @@ describe("playlist source: refresh-ahead", () => {
     assert.equal(fresh.kind, "playlist");
     assert.match(fresh.kind === "playlist" ? String(fresh.compiled.lastMsn) : "", /^3$/);
   });
+  it("moves the LL-HLS live edge with every refresh, even one no getLive call awaited", async () => {
+    const channel = rt.options.catalog.get("ch")!;
+    release();
+    await sleep(600);
+    // A getLive call records the live edge of the playlist it reads (sequence 3 here).
+    assert.equal((await rt.playlists.getLive(channel, url, "")).kind, "playlist");
+    await sleep(600);
+    sequence = 20;
+    await rt.playlists.get(channel, url, false); // answered ahead with the previous playlist
+    await sleep(100); // the refresh has landed; nothing read it through getLive
+    assert.equal(rt.playlists.peek(channel, url)?.compiled.lastMsn, 20);
+    // 22 is two past the new edge: allowed (RFC 8216bis 6.2.5.2); with the edge left at the
+    // previous playlist's it would be refused as more than two ahead.
+    const ahead = await rt.playlists.getLive(channel, url, "_HLS_msn=22");
+    assert.notEqual(ahead.kind, "invalid");
+  });
 });

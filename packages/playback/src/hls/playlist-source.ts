@@ -72,7 +72,7 @@ interface Entry {
   settled?: PlaylistOutcome & { kind: "playlist" };
   /**
    * While this entry's fetch is in flight: the playlist it refreshes, served instead of
-   * waiting (until `staleUntil`), so viewers never queue behind the periodic refresh.
+   * waiting (until `until`), so viewers never queue behind the periodic refresh.
    */
   previous?: {
     readonly promise: Promise<PlaylistOutcome>;
@@ -176,6 +176,7 @@ export function createPlaylistSource(deps: {
 
   const keyOf = (channel: Channel, url: string, policy: RewritePolicy) =>
     `${channel.id}\0${channel.revision}\0${policy}\0${url}`;
+  const edgeKeyOf = (channel: Channel, url: string) => `${channel.id}\0${channel.revision}\0${url}`;
 
   const remember = (edgeKey: string, outcome: PlaylistOutcome) => {
     if (outcome.kind !== "playlist" || outcome.compiled.lastMsn === undefined) return;
@@ -191,7 +192,7 @@ export function createPlaylistSource(deps: {
 
   const source: PlaylistSource = {
     async getLive(channel, url, directives) {
-      const edgeKey = `${channel.id}\0${channel.revision}\0${url}`;
+      const edgeKey = edgeKeyOf(channel, url);
       const msnText = /(?:^|&)_HLS_msn=(\d+)/.exec(directives)?.[1];
       if (msnText === undefined) {
         const plain = await source.get(channel, url, false);
@@ -272,7 +273,12 @@ export function createPlaylistSource(deps: {
           if (ttl <= 0) return evict(key);
           entry.ttl = ttl;
           entry.expires = Date.now() + ttl;
-          if (outcome.kind === "playlist") entry.settled = outcome;
+          if (outcome.kind === "playlist") {
+            entry.settled = outcome;
+            // The live edge moves when the cache does, whoever reads it next (a refresh
+            // answered ahead, or the fast lane's `peek`, never passes through `getLive`).
+            remember(edgeKeyOf(channel, url), outcome);
+          }
           entry.size = outcome.kind === "playlist" ? outcome.size : 0;
           cachedBytes += entry.size;
         },
