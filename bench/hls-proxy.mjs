@@ -419,27 +419,55 @@ end
   );
 
   // RSS added by VIEWERS idle keep-alive viewers, each with its own token, polling the live
-  // playlist once a second for 10 s (the figure an operator sees: RSS after minus before).
+  // playlist once a second for 10 s (the figure an operator sees: RSS after minus before);
+  // then the same pollers against a bare node:http server answering the same playlist bytes,
+  // the floor of any Node server for this load.
   const idle = `${VIEWERS} idle keep-alive viewers`.includes(ONLY);
-  if (idle) process.stdout.write(`  ${VIEWERS} idle keep-alive viewers …\n`);
-  await new Promise((r) => setTimeout(r, idle ? 3000 : 0));
-  const rssBefore = rssMiB(gateway.pid);
-  const agent = new Agent({ keepAlive: true, maxSockets: VIEWERS, maxFreeSockets: VIEWERS });
-  const viewers = Array.from({ length: idle ? VIEWERS : 0 }, (_, i) => i);
-  let failed = 0;
-  for (let round = 0; round < 10 && idle; round++) {
-    const statuses = await Promise.all(
-      viewers.map((i) =>
-        get(`${gw}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`, agent),
-      ),
+  const pollIdle = async (pid, urlOf) => {
+    await new Promise((r) => setTimeout(r, 3000));
+    const before = rssMiB(pid);
+    const agent = new Agent({ keepAlive: true, maxSockets: VIEWERS, maxFreeSockets: VIEWERS });
+    const viewers = Array.from({ length: VIEWERS }, (_, i) => i);
+    let failed = 0;
+    for (let round = 0; round < 10; round++) {
+      const statuses = await Promise.all(viewers.map((i) => get(urlOf(i), agent)));
+      failed += statuses.filter((st) => st !== 200).length;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const open =
+      Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length;
+    const after = rssMiB(pid);
+    agent.destroy();
+    return { before, after, open, failed };
+  };
+  let idleGateway;
+  let idleBare;
+  if (idle) {
+    process.stdout.write(`  ${VIEWERS} idle keep-alive viewers …\n`);
+    const tokenUrl = (i) =>
+      `${gw}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`;
+    idleGateway = await pollIdle(gateway.pid, tokenUrl);
+    const body = join(work, "idle-playlist.m3u8");
+    writeFileSync(body, Buffer.from(await (await fetch(tokenUrl(0))).arrayBuffer()));
+    const barePort = await freePort();
+    const bare = await start(
+      process.execPath,
+      [
+        "-e",
+        `const b = require("fs").readFileSync(${JSON.stringify(body)});
+require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "application/vnd.apple.mpegurl", "content-length": b.length }); r.end(b); })
+  .listen(${barePort}, "127.0.0.1", () => console.log("listening"));`,
+      ],
+      {},
+      (out) => out.includes("listening"),
+      true,
     );
-    failed += statuses.filter((st) => st !== 200).length;
-    await new Promise((r) => setTimeout(r, 1000));
+    idleBare = await pollIdle(
+      bare.pid,
+      (i) =>
+        `http://127.0.0.1:${barePort}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`,
+    );
   }
-  const open =
-    Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length;
-  const rssAfter = rssMiB(gateway.pid);
-  agent.destroy();
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
   const mib = (b) => fmt(b / (1 << 20), 1);
@@ -462,7 +490,7 @@ end
   console.log(`\ntargets (issue 13):
 ${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
   idle
-    ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second: +${fmt(rssAfter - rssBefore, 1)} MiB (${fmt(rssBefore, 1)} -> ${fmt(rssAfter, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${open} connections open, ${failed} of ${VIEWERS * 10} polls failed)`
+    ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second: +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
     : ""
 }`);
 }
