@@ -6,6 +6,8 @@ import { GatewayError } from "@svc/core/errors";
 export interface PlaybackGrant {
   /** The credential to carry into every generated URL (`?token=`), or undefined when open. */
   readonly token: string | undefined;
+  /** `token=…` (percent-encoded) as generated URLs carry it, or "" when open. */
+  readonly tokenQuery: string;
   /** Channel ids this grant covers; null means every channel. */
   readonly channels: ReadonlySet<string> | null;
   readonly claims: SessionClaims | undefined;
@@ -38,6 +40,7 @@ export interface PlaybackAuthorizer {
 
 const OPEN: PlaybackGrant = Object.freeze({
   token: undefined,
+  tokenQuery: "",
   channels: null,
   claims: undefined,
   open: true,
@@ -60,13 +63,15 @@ interface VerifiedEntry {
   readonly claims: Promise<SessionClaims | undefined>;
   /** The verified claims, once the verification succeeded. */
   settled?: SessionClaims;
+  /** `token=…` of this token, encoded once for every request that carries it. */
+  readonly tokenQuery: string;
   until: number;
 }
 
 function cachedVerifier(tokens: SessionTokens): {
-  verify(token: string): Promise<SessionClaims | undefined>;
-  /** The remembered claims of `token` when it was verified already and has not expired. */
-  known(token: string): SessionClaims | undefined;
+  verify(token: string): Promise<VerifiedEntry>;
+  /** The remembered verification of `token` when it succeeded already and has not expired. */
+  known(token: string): VerifiedEntry | undefined;
 } {
   const cache = new Map<string, VerifiedEntry>();
   return {
@@ -74,28 +79,35 @@ function cachedVerifier(tokens: SessionTokens): {
       const now = Date.now();
       const hit = cache.get(token);
       if (hit !== undefined) {
-        if (hit.until > now) return hit.claims;
+        if (hit.until > now) return hit.claims.then(() => hit);
         cache.delete(token);
       }
       const claims = tokens.verify(token);
       if (cache.size >= VERIFIED_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
       // Until verified, the entry lives only as long as a verification can take.
-      const entry: VerifiedEntry = { claims, until: now + 60_000 };
+      const entry: VerifiedEntry = {
+        claims,
+        until: now + 60_000,
+        tokenQuery: `token=${encodeURIComponent(token)}`,
+      };
       cache.set(token, entry);
       claims.then(
         (c) => {
-          if (cache.get(token) !== entry) return;
-          if (c === undefined) return void cache.delete(token);
+          if (c === undefined) {
+            if (cache.get(token) === entry) cache.delete(token);
+            return;
+          }
+          // Set even when the entry was dropped meanwhile: the requests awaiting it use it.
           entry.settled = c;
           entry.until = c.expiresAt.getTime() + CLOCK_SKEW_SEC * 1000;
         },
         () => cache.delete(token),
       );
-      return claims;
+      return claims.then(() => entry);
     },
     known(token) {
       const hit = cache.get(token);
-      return hit?.settled !== undefined && hit.until > Date.now() ? hit.settled : undefined;
+      return hit?.settled !== undefined && hit.until > Date.now() ? hit : undefined;
     },
   };
 }
@@ -113,7 +125,9 @@ export function createPlaybackAuthorizer(deps: {
     return token === undefined || isApiTokenShape(token) ? undefined : token;
   };
   /** The grant of verified `claims`, or undefined when the account no longer backs them. */
-  const grantOf = (token: string, claims: SessionClaims): PlaybackGrant | undefined => {
+  const grantOf = (token: string, verified: VerifiedEntry): PlaybackGrant | undefined => {
+    const claims = verified.settled;
+    if (claims === undefined) return undefined;
     // Bound to the stable account key: a token never follows its username to another account.
     const account = deps.accounts.byConfigUsername(claims.accountKey);
     if (account === undefined || account.authRevision !== claims.authRevision) return undefined;
@@ -126,6 +140,7 @@ export function createPlaybackAuthorizer(deps: {
           : account.channelIds;
     return {
       token,
+      tokenQuery: verified.tokenQuery,
       channels: restriction === null ? null : new Set(restriction),
       claims,
       open: false,
@@ -137,16 +152,15 @@ export function createPlaybackAuthorizer(deps: {
       const token = credentialOf(queryToken, authorization);
       if (token === undefined)
         throw new GatewayError("unauthorized", "a session or preview token is required");
-      const claims = await verifier.verify(token);
-      const grant = claims === undefined ? undefined : grantOf(token, claims);
+      const grant = grantOf(token, await verifier.verify(token));
       if (grant === undefined) throw new GatewayError("unauthorized", "invalid or expired token");
       return grant;
     },
     authorizeCached(queryToken, authorization) {
       if (!deps.requireAuth) return OPEN;
       const token = credentialOf(queryToken, authorization);
-      const claims = token === undefined ? undefined : verifier.known(token);
-      return claims === undefined ? undefined : grantOf(token!, claims);
+      const verified = token === undefined ? undefined : verifier.known(token);
+      return verified === undefined ? undefined : grantOf(token!, verified);
     },
   };
 }

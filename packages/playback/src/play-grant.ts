@@ -44,7 +44,7 @@ export function jwtPlayGrantOf(g: PlaybackGrant): PlayGrant {
   return {
     channels: g.channels,
     pathPrefix: "/v1/play",
-    urlQuery: g.token === undefined ? "" : `token=${encodeURIComponent(g.token)}`,
+    urlQuery: g.tokenQuery,
     open: g.open,
   };
 }
@@ -59,9 +59,9 @@ export function playRequestOf(
   base: string,
   viewer: string | undefined,
 ): PlayRequest {
-  const query = [grant.urlQuery, viewer === undefined ? "" : `viewer=${viewer}`]
-    .filter((s) => s !== "")
-    .join("&");
+  const lease = viewer === undefined ? "" : `viewer=${viewer}`;
+  const query =
+    grant.urlQuery === "" ? lease : lease === "" ? grant.urlQuery : `${grant.urlQuery}&${lease}`;
   return {
     channel,
     prefix: `${base}${grant.pathPrefix}/${encodeURIComponent(channel.id)}/`,

@@ -47,7 +47,7 @@ export function createPlayback(deps: PlaybackDeps): Hono<AppEnv> {
       c.req.header("authorization"),
     );
     const base = publicBase(deps.publicBaseUrl(), c.req.url, c.req.header("host"));
-    const suffix = grant.token === undefined ? "" : `?token=${encodeURIComponent(grant.token)}`;
+    const suffix = grant.tokenQuery === "" ? "" : `?${grant.tokenQuery}`;
     const channels = deps.catalog
       .list()
       .filter((ch) => !ch.disabled && (grant.channels === null || grant.channels.has(ch.id)));

@@ -174,6 +174,18 @@ export function createPlaylistSource(deps: {
     return { kind: "playlist", compiled, size: text.length * 2 };
   };
 
+  /**
+   * What an entry answers at `now`: its own answer while fresh; while its fetch is in
+   * flight, the playlist it refreshes (within that one's grace) or else the fetch itself;
+   * undefined once expired (the caller starts the next fetch).
+   */
+  const servable = (
+    hit: Entry,
+    now: number,
+  ): Pick<Entry, "promise" | "settled"> | Entry["previous"] => {
+    if (hit.expires !== undefined) return hit.expires > now ? hit : undefined;
+    return hit.previous !== undefined && hit.previous.until > now ? hit.previous : hit;
+  };
   const keyOf = (channel: Channel, url: string, policy: RewritePolicy) =>
     `${channel.id}\0${channel.revision}\0${policy}\0${url}`;
   const edgeKeyOf = (channel: Channel, url: string) => `${channel.id}\0${channel.revision}\0${url}`;
@@ -239,11 +251,8 @@ export function createPlaylistSource(deps: {
       const key = keyOf(channel, url, policy);
       const hit = entries.get(key);
       if (hit !== undefined) {
-        if (hit.expires === undefined)
-          return hit.previous !== undefined && hit.previous.until > now
-            ? hit.previous.promise
-            : hit.promise;
-        if (hit.expires > now) return hit.promise;
+        const served = servable(hit, now);
+        if (served !== undefined) return served.promise;
         evict(key);
       }
       makeRoom(now);
@@ -290,12 +299,7 @@ export function createPlaylistSource(deps: {
     },
     peek(channel, url) {
       const hit = entries.get(keyOf(channel, url, deps.policy(channel, url)));
-      if (hit === undefined) return undefined;
-      const now = Date.now();
-      if (hit.expires !== undefined) return hit.expires > now ? hit.settled : undefined;
-      return hit.previous !== undefined && hit.previous.until > now
-        ? hit.previous.settled
-        : undefined;
+      return hit === undefined ? undefined : servable(hit, Date.now())?.settled;
     },
     get fetches() {
       return fetches;
