@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setTimeout } from "node:timers/promises";
 import type { BrowserContext, Page } from "playwright-core";
 import { type FullGateway, SAMPLE_CHANNELS, startFull } from "../full/full-fixture.js";
 import { hlsFixtures } from "../harness/hls-fixtures.js";
@@ -177,6 +178,16 @@ describe("web console in Chromium (full build)", {
 
   it("creates, edits and deletes a channel, with the API's validation message at the field", async () => {
     const { page, problems } = await adminPage();
+    // Reads of the new channel answer slowly, as on a loaded server: typing while
+    // the form loads it, or switching channels while a save reloads it, must not
+    // lose an edit or show one channel's fields under another's name.
+    await page.route(
+      (url) => url.pathname === "/v1/admin/channels/weather",
+      async (route) => {
+        if (route.request().method() === "GET") await setTimeout(700);
+        await route.continue();
+      },
+    );
     await page.goto(`${full.base}/admin/#/channels`);
     await page.getByRole("button", { name: "New channel" }).click();
     await page.getByLabel("ID", { exact: true }).fill("bad id!");
