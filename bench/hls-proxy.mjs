@@ -8,6 +8,7 @@
 //                                             [--only <phase substring>] [--cpu N] [--keep]
 //                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
+//                                             [--idle-pattern burst|spread]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
 // `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
@@ -40,6 +41,14 @@ const DURATION = Number(arg("duration", "10"));
 const TOKENS = Number(arg("tokens", "200"));
 const VIEWERS = Number(arg("viewers", "1000"));
 const ONLY = arg("only", "");
+/**
+ * How the idle viewers' polls fall within each second: `burst` (all VIEWERS at the same
+ * instant, the worst case for the heap) or `spread` (viewer i polls at i/VIEWERS of every
+ * second, as players that started at different moments do).
+ */
+const IDLE_PATTERN = arg("idle-pattern", "burst");
+if (IDLE_PATTERN !== "burst" && IDLE_PATTERN !== "spread")
+  throw new Error(`--idle-pattern is burst or spread, not ${IDLE_PATTERN}`);
 /**
  * Seconds of the same load, unmeasured, before each measured run, for the gateway and each
  * nginx alike: a cold V8 serves its first requests from the interpreter, and with 200
@@ -426,18 +435,40 @@ end
   const pollIdle = async (pid, urlOf) => {
     await new Promise((r) => setTimeout(r, 3000));
     const before = rssMiB(pid);
-    const agent = new Agent({ keepAlive: true, maxSockets: VIEWERS, maxFreeSockets: VIEWERS });
+    // One keep-alive connection per viewer, as each player has its own.
+    const agents = Array.from(
+      { length: VIEWERS },
+      () => new Agent({ keepAlive: true, maxSockets: 1, maxFreeSockets: 1 }),
+    );
     const viewers = Array.from({ length: VIEWERS }, (_, i) => i);
     let failed = 0;
-    for (let round = 0; round < 10; round++) {
-      const statuses = await Promise.all(viewers.map((i) => get(urlOf(i), agent)));
-      failed += statuses.filter((st) => st !== 200).length;
+    if (IDLE_PATTERN === "burst") {
+      for (let round = 0; round < 10; round++) {
+        const statuses = await Promise.all(viewers.map((i) => get(urlOf(i), agents[i])));
+        failed += statuses.filter((st) => st !== 200).length;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    } else {
+      // Each viewer on its own schedule: poll k at start + offset + k seconds.
+      const start = performance.now();
+      const viewer = async (i) => {
+        const offset = (i * 1000) / VIEWERS;
+        for (let round = 0; round < 10; round++) {
+          const due = start + offset + round * 1000 - performance.now();
+          if (due > 0) await new Promise((r) => setTimeout(r, due));
+          if ((await get(urlOf(i), agents[i])) !== 200) failed++;
+        }
+      };
+      await Promise.all(viewers.map(viewer));
       await new Promise((r) => setTimeout(r, 1000));
     }
-    const open =
-      Object.values(agent.sockets).flat().length + Object.values(agent.freeSockets).flat().length;
+    const open = agents.reduce(
+      (n, a) =>
+        n + Object.values(a.sockets).flat().length + Object.values(a.freeSockets).flat().length,
+      0,
+    );
     const after = rssMiB(pid);
-    agent.destroy();
+    for (const a of agents) a.destroy();
     return { before, after, open, failed };
   };
   let idleGateway;
@@ -453,6 +484,7 @@ end
     const bare = await start(
       process.execPath,
       [
+        ...NODE_ARGS,
         "-e",
         `const b = require("fs").readFileSync(${JSON.stringify(body)});
 require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "application/vnd.apple.mpegurl", "content-length": b.length }); r.end(b); })
@@ -462,6 +494,12 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "app
       (out) => out.includes("listening"),
       true,
     );
+    // The bare server runs with the gateway's --node-args; its output goes next to the gateway's.
+    if (GATEWAY_OUT !== "") {
+      const sink = createWriteStream(`${GATEWAY_OUT}.bare`);
+      bare.stdout.pipe(sink);
+      bare.stderr.pipe(sink);
+    }
     idleBare = await pollIdle(
       bare.pid,
       (i) =>
@@ -490,7 +528,7 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "app
   console.log(`\ntargets (issue 13):
 ${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
   idle
-    ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second: +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
+    ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second (${IDLE_PATTERN}): +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
     : ""
 }`);
 }

@@ -146,7 +146,7 @@ export function createPlayRoutes(
     );
     switch (outcome.kind) {
       case "playlist":
-        return playlistResponse(c, req, outcome, rt.stats, rt);
+        return playlistResponse(c, req, outcome.compiled, rt.stats, rt);
       case "refused":
         throw new GatewayError("forbidden", "upstream target not allowed");
       case "failed":

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import type { PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { sendBytes } from "./direct-response.js";
+import type { CompiledPlaylist } from "./playlist-rewriter.js";
 import type { PlaylistOutcome } from "./playlist-source.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
 import { UPSTREAM_CSP } from "./upstream-headers.js";
@@ -23,12 +24,12 @@ export const SANDBOXED: Readonly<Record<string, string>> = {
 export function playlistResponse(
   c: Context<AppEnv>,
   request: PlayRequest,
-  outcome: PlaylistOutcome & { kind: "playlist" },
+  compiled: CompiledPlaylist,
   stats: PlaybackStats,
   rt: { build: Build; withCors: boolean },
   extraHeaders: Record<string, string> = {},
 ): Response {
-  const bytes = renderedPlaylist(outcome.compiled, request.prefix, request.query);
+  const bytes = renderedPlaylist(compiled, request.prefix, request.query);
   stats.bytesOut += bytes.length;
   return sendBytes(c, rt.build, rt.withCors, PLAYLIST_CONTENT_TYPE, bytes, extraHeaders);
 }

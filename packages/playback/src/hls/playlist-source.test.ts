@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PlaybackRuntime } from "../playback-runtime.js";
 import { loopbackEgress, testConfig, testRuntime } from "../testing/playback-fixture.js";
+import { renderedPlaylist } from "./rendered-playlists.js";
 
 // Refresh-ahead (issue 13 item 1): when a cached playlist expires, the request that finds
 // it so starts the next fetch, and until that fetch answers every request is served the
@@ -110,5 +111,35 @@ describe("playlist source: refresh-ahead", () => {
     // previous playlist's it would be refused as more than two ahead.
     const ahead = await rt.playlists.getLive(channel, url, "_HLS_msn=22");
     assert.notEqual(ahead.kind, "invalid");
+  });
+  it("keeps the compiled playlist and its rendered bytes when a refresh brings the same text", async () => {
+    const channel = rt.options.catalog.get("ch")!;
+    release();
+    sequence = 30;
+    await sleep(600);
+    await rt.playlists.get(channel, url, false);
+    await sleep(100);
+    const first = rt.playlists.peek(channel, url);
+    assert.equal(first?.compiled.lastMsn, 30);
+    const bytes = renderedPlaylist(first!.compiled, "http://127.0.0.1/v1/play/ch/", "token=a");
+    const fetchesBefore = rt.playlists.fetches;
+    await sleep(600); // expired; the origin answers the same text
+    await rt.playlists.get(channel, url, false);
+    await sleep(100);
+    assert.equal(rt.playlists.fetches, fetchesBefore + 1, "refreshed from the origin");
+    const same = rt.playlists.peek(channel, url);
+    assert.equal(same, first, "the same outcome, not a new compile");
+    assert.equal(
+      renderedPlaylist(same!.compiled, "http://127.0.0.1/v1/play/ch/", "token=a"),
+      bytes,
+      "the viewer's rendered bytes are reused",
+    );
+    sequence = 31;
+    await sleep(600);
+    await rt.playlists.get(channel, url, false);
+    await sleep(100);
+    const changed = rt.playlists.peek(channel, url);
+    assert.notEqual(changed, first);
+    assert.equal(changed?.compiled.lastMsn, 31);
   });
 });

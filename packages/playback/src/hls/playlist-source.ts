@@ -12,7 +12,16 @@ import { channelRequestHeaders, PASSTHROUGH_STATUSES, UPSTREAM_CSP } from "./ups
 
 /** What one upstream playlist fetch came to; shared by every viewer who asked for it. */
 export type PlaylistOutcome =
-  | { readonly kind: "playlist"; readonly compiled: CompiledPlaylist; readonly size: number }
+  | {
+      readonly kind: "playlist";
+      readonly compiled: CompiledPlaylist;
+      readonly size: number;
+      /**
+       * The upstream text and the URL it came from (redirects followed): a refresh that
+       * gets the same text from the same URL keeps this very outcome (see `fetchOnce`).
+       */
+      readonly source: { readonly text: string; readonly url: string };
+    }
   /** The upstream answered something that is not a playlist (bounded by `max_playlist_bytes`). */
   | { readonly kind: "bytes"; readonly bytes: Buffer; readonly headers: Record<string, string> }
   | { readonly kind: "status"; readonly status: 404 | 410 | 416; readonly contentRange?: string }
@@ -117,10 +126,22 @@ export function createPlaylistSource(deps: {
     }
   };
 
+  /**
+   * One upstream fetch. `prior` is the playlist the entry held before: when the upstream
+   * answers the same text from the same URL it is returned as it is, compiled object and
+   * all, so the bytes already rendered for each viewer (`rendered-playlists.ts`) stay in
+   * use. A live playlist is refreshed every half target duration and changes once per
+   * target duration, and a playlist that does not change at all (a master playlist, an
+   * ended event) never would: without this every refresh re-signed every URI and rendered
+   * a new copy per viewer, garbage the collector reclaims late (docs/performance.md).
+   * Signing is deterministic and keyed by channel revision and policy like the entry, so
+   * the kept references are the ones a new compile would make.
+   */
   const fetchOnce = async (
     channel: Channel,
     url: string,
     policy: RewritePolicy,
+    prior: (PlaylistOutcome & { kind: "playlist" }) | undefined,
   ): Promise<PlaylistOutcome> => {
     fetches += 1;
     const r = await deps.egress.request(url, {
@@ -166,12 +187,15 @@ export function createPlaylistSource(deps: {
       };
     }
     const text = body.bytes.toString("utf8");
+    if (prior !== undefined && prior.source.text === text && prior.source.url === r.url)
+      return prior;
     const compiled = compilePlaylist(text, {
       baseUrl: r.url,
       policy,
       sign: (target) => deps.sign(channel.id, target),
     });
-    return { kind: "playlist", compiled, size: text.length * 2 };
+    // The text kept for that comparison and the compiled pieces, about as long again.
+    return { kind: "playlist", compiled, size: text.length * 4, source: { text, url: r.url } };
   };
 
   /**
@@ -257,7 +281,7 @@ export function createPlaylistSource(deps: {
       }
       makeRoom(now);
       const entry: Entry = {
-        promise: fetchOnce(channel, url, policy),
+        promise: fetchOnce(channel, url, policy, hit?.settled),
         expires: undefined,
         size: 0,
         // Refresh-ahead: only cached playlists have an expiry, and one is served for at most

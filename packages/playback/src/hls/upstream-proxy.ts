@@ -38,7 +38,7 @@ export async function serveUpstream(
   if (directives !== "" || UPSTREAM_PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
     const outcome = await rt.playlists.getLive(req.channel, target, directives);
     if (outcome.kind === "playlist")
-      return playlistResponse(c, req, outcome, rt.stats, rt, SANDBOXED);
+      return playlistResponse(c, req, outcome.compiled, rt.stats, rt, SANDBOXED);
     return upstreamOutcomeResponse(c, outcome, rt.stats);
   }
   const range = c.req.header("range");
@@ -155,14 +155,7 @@ async function relay(
       policy: rt.rewritePolicy(req.channel, r.url),
       sign: (t) => rt.signer.sign(req.channel.id, t),
     });
-    return playlistResponse(
-      c,
-      req,
-      { kind: "playlist", compiled, size: 0 },
-      rt.stats,
-      rt,
-      SANDBOXED,
-    );
+    return playlistResponse(c, req, compiled, rt.stats, rt, SANDBOXED);
   }
   if (c.env.outgoing.destroyed) {
     r.body.destroy();
