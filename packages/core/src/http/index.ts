@@ -12,7 +12,7 @@ export { hostAllowed, hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
 export { logRequest, requestIds } from "./request-context.js";
 export { requestHeader } from "./request-header.js";
-export { directResponseHeaders } from "./security-headers.js";
+export { directResponseHeaderList } from "./security-headers.js";
 export { type FastLane, type RunningServer, startServer } from "./server.js";
 export { readTlsFiles, type TlsFiles } from "./tls-files.js";
 export type { AppEnv, Build } from "./types.js";

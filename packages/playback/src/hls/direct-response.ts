@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { AppEnv, Build } from "@svc/core/http";
-import { directResponseHeaders } from "@svc/core/http";
+import { directResponseHeaderList } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlaybackStats } from "../playback-stats.js";
 
@@ -17,12 +17,24 @@ export function writeDirectHead(
   headers: Record<string, string>,
   withCors: boolean,
 ): void {
-  const merged: Record<string, string> = directResponseHeaders(build, c.get("requestId"));
+  // A flat list, not an object merged per request (see directResponseHeaderList).
+  const list = directResponseHeaderList(build, c.get("requestId"));
   // CORS headers are set on c.res before the handler runs; reading c.res builds a
   // Response, so it is only read when CORS is configured at all.
-  if (withCors) for (const [k, v] of c.res.headers) if (k !== "content-type") merged[k] = v;
-  Object.assign(merged, headers);
-  c.env.outgoing.writeHead(status, merged);
+  if (withCors) for (const [k, v] of c.res.headers) if (k !== "content-type") setHeader(list, k, v);
+  for (const k in headers) setHeader(list, k, headers[k]!);
+  c.env.outgoing.writeHead(status, list);
+}
+
+/** Sets `name` (lower case) in a flat header list: its value replaced where it is, else added. */
+function setHeader(list: string[], name: string, value: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (list[i] === name) {
+      list[i + 1] = value;
+      return;
+    }
+  }
+  list.push(name, value);
 }
 
 const SENT = new Map<number, Response>();

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerFromHeader, isApiTokenShape } from "@svc/core/auth";
 import { resolveChannelSource } from "@svc/core/catalog";
 import {
-  directResponseHeaders,
+  directResponseHeaderList,
   type FastLane,
   hostAllowed,
   logRequest,
@@ -14,12 +14,9 @@ import type { PlaybackAuthorizer } from "../play-auth.js";
 import { jwtPlayGrantOf, playRequestOf } from "../play-grant.js";
 import type { PlaybackRuntime } from "../playback-runtime.js";
 import { isPlainHost, publicBase } from "../public-url.js";
-import {
-  PLAYLIST_CONTENT_TYPE,
-  SANDBOXED,
-  UPSTREAM_PLAYLIST_EXTENSIONS,
-} from "./playlist-answer.js";
+import { PLAYLIST_CONTENT_TYPE, UPSTREAM_PLAYLIST_EXTENSIONS } from "./playlist-answer.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
+import { UPSTREAM_CSP } from "./upstream-headers.js";
 import { targetExtension } from "./upstream-signer.js";
 
 const MOUNT = "/v1/play/";
@@ -133,12 +130,13 @@ export function createPlaylistFastLane(
     const play = playRequestOf(jwtPlayGrantOf(checked), channel, base, undefined);
     const bytes = renderedPlaylist(outcome.compiled, play.prefix, play.query);
     const reqId = requestId(rt.build === "full" ? headerValue(h["x-request-id"]) : undefined);
-    res.writeHead(200, {
-      ...directResponseHeaders(rt.build, reqId),
-      ...(route === UPSTREAM_ROUTE ? SANDBOXED : undefined),
-      "content-type": PLAYLIST_CONTENT_TYPE,
-      "content-length": String(bytes.length),
-    });
+    const head = directResponseHeaderList(
+      rt.build,
+      reqId,
+      route === UPSTREAM_ROUTE ? UPSTREAM_CSP : undefined,
+    );
+    head.push("content-type", PLAYLIST_CONTENT_TYPE, "content-length", String(bytes.length));
+    res.writeHead(200, head);
     res.end(bytes);
     rt.stats.requests += 1;
     rt.stats.bytesOut += bytes.length;
