@@ -63,10 +63,11 @@ const WRK_CORES =
     : Array.from({ length: availableParallelism() }, (_, i) => i)
         .filter((i) => String(i) !== CPU)
         .join(",");
-/** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
+/** Where the gateway's output goes (the bare idle server's to FILE.bare); "" drops it. */
 const GATEWAY_OUT = arg("gateway-out", "");
 /** The gateway's log level; "info" writes one access-log line per request (with --gateway-out). */
 const LOG_LEVEL = arg("log-level", "warn");
+/** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
 const NODE_ARGS = arg("node-args", "")
   .split(" ")
   .filter((a) => a !== "");
@@ -101,6 +102,14 @@ function start(cmd, args, options, ready, pinned = false) {
       reject(new Error(`${cmd} exited ${code}: ${out}`));
     });
   });
+}
+
+/** Writes what `child` prints (stdout and stderr) to `file`; "" drops it. */
+function keepOutput(child, file) {
+  if (file === "") return;
+  const sink = createWriteStream(file);
+  child.stdout.pipe(sink);
+  child.stderr.pipe(sink);
 }
 
 const isUp = (port) =>
@@ -311,11 +320,7 @@ async function main() {
     true,
   );
   // --gateway-out FILE: what the gateway prints (with --node-args --trace-gc, its collections).
-  if (GATEWAY_OUT !== "") {
-    const sink = createWriteStream(GATEWAY_OUT);
-    gateway.stdout.pipe(sink);
-    gateway.stderr.pipe(sink);
-  }
+  keepOutput(gateway, GATEWAY_OUT);
   const gw = `http://127.0.0.1:${gatewayPort}`;
   const login = await fetch(`${gw}/v1/auth/login`, {
     method: "POST",
@@ -475,11 +480,12 @@ end
   let idleBare;
   if (idle) {
     process.stdout.write(`  ${VIEWERS} idle keep-alive viewers …\n`);
-    const tokenUrl = (i) =>
-      `${gw}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`;
-    idleGateway = await pollIdle(gateway.pid, tokenUrl);
+    /** Viewer i's poll, with its own token, on the server at `base`. */
+    const pollUrl = (base) => (i) =>
+      `${base}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`;
+    idleGateway = await pollIdle(gateway.pid, pollUrl(gw));
     const body = join(work, "idle-playlist.m3u8");
-    writeFileSync(body, Buffer.from(await (await fetch(tokenUrl(0))).arrayBuffer()));
+    writeFileSync(body, Buffer.from(await (await fetch(pollUrl(gw)(0))).arrayBuffer()));
     const barePort = await freePort();
     const bare = await start(
       process.execPath,
@@ -495,16 +501,8 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "app
       true,
     );
     // The bare server runs with the gateway's --node-args; its output goes next to the gateway's.
-    if (GATEWAY_OUT !== "") {
-      const sink = createWriteStream(`${GATEWAY_OUT}.bare`);
-      bare.stdout.pipe(sink);
-      bare.stderr.pipe(sink);
-    }
-    idleBare = await pollIdle(
-      bare.pid,
-      (i) =>
-        `http://127.0.0.1:${barePort}/v1/play/live/index.m3u8?token=${viewerTokens[i % viewerTokens.length]}`,
-    );
+    keepOutput(bare, GATEWAY_OUT === "" ? "" : `${GATEWAY_OUT}.bare`);
+    idleBare = await pollIdle(bare.pid, pollUrl(`http://127.0.0.1:${barePort}`));
   }
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");

@@ -69,6 +69,24 @@ describe("playback authorizer: verified-token cache", () => {
     });
   });
 
+  it("reuses a token's grant while the account record is the same, and follows a new record", async () => {
+    let record: Account = account(0);
+    const auth = createPlaybackAuthorizer({
+      requireAuth: true,
+      tokens,
+      accounts: { ...createStaticDirectory([]), byConfigUsername: () => record },
+    });
+    const token = await issue();
+    const first = await auth.authorize(token, undefined);
+    assert.equal(auth.authorizeCached(token, undefined), first, "no new grant per poll");
+    // An admin narrows the account's channels: the directory hands out a new record.
+    record = { ...record, channelIds: ["b"] };
+    const narrowed = auth.authorizeCached(token, undefined);
+    assert.notEqual(narrowed, first);
+    assert.deepEqual([...(narrowed?.channels ?? [])], ["b"]);
+    assert.deepEqual([...(await auth.authorize(token, undefined)).channels!], ["b"]);
+  });
+
   it("never remembers a failure", async () => {
     const c = counted();
     const auth = createPlaybackAuthorizer({

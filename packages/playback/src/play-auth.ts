@@ -1,4 +1,4 @@
-import type { AccountDirectory, SessionClaims, SessionTokens } from "@svc/core/auth";
+import type { Account, AccountDirectory, SessionClaims, SessionTokens } from "@svc/core/auth";
 import { CLOCK_SKEW_SEC, isApiTokenShape, playbackCredential } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 
@@ -66,6 +66,12 @@ interface VerifiedEntry {
   /** `token=…` of this token, encoded once for every request that carries it. */
   readonly tokenQuery: string;
   until: number;
+  /**
+   * The grant last built for this token, with the account record it was checked against:
+   * reused while the directory hands out that same record (a reload or credential change
+   * makes a new one), so a poll does not build a grant and its channel set again.
+   */
+  grant?: { readonly account: Account; readonly value: PlaybackGrant };
 }
 
 function cachedVerifier(tokens: SessionTokens): {
@@ -131,6 +137,7 @@ export function createPlaybackAuthorizer(deps: {
     // Bound to the stable account key: a token never follows its username to another account.
     const account = deps.accounts.byConfigUsername(claims.accountKey);
     if (account === undefined || account.authRevision !== claims.authRevision) return undefined;
+    if (verified.grant?.account === account) return verified.grant.value;
     // The account's current restriction wins over what the token was issued with.
     const restriction =
       claims.kind === "preview"
@@ -138,13 +145,15 @@ export function createPlaybackAuthorizer(deps: {
         : account.role === "admin" || account.channelIds.length === 0
           ? null
           : account.channelIds;
-    return {
+    const value: PlaybackGrant = {
       token,
       tokenQuery: verified.tokenQuery,
       channels: restriction === null ? null : new Set(restriction),
       claims,
       open: false,
     };
+    verified.grant = { account, value };
+    return value;
   };
   return {
     async authorize(queryToken, authorization) {

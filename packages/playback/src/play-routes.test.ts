@@ -3,12 +3,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
-import { type AppEnv, createBaseApp, type RunningServer, startServer } from "@svc/core/http";
-import { createLogger } from "@svc/core/log";
+import type { AppEnv, RunningServer } from "@svc/core/http";
 import type { Context } from "hono";
 import { createPlayRoutes } from "./play-routes.js";
 import type { PlayRequest } from "./playback-runtime.js";
-import { loopbackEgress, testConfig, testRuntime } from "./testing/playback-fixture.js";
+import {
+  loopbackEgress,
+  startTestServer,
+  testConfig,
+  testRuntime,
+} from "./testing/playback-fixture.js";
 
 // The second mount of the play routes (spec "/p/{token}/play/…") through the
 // ResolveGrant seam, on a real server and a loopback origin, as the admin
@@ -42,22 +46,15 @@ describe("play routes mounted under a path credential", () => {
       signingKey: "route-test-key",
       publicBaseUrl: "https://gw.example",
     });
-    const app = createBaseApp({
-      build: "full",
-      config,
-      log: createLogger({ level: "silent", build: "full" }),
-    });
-    app.route(
-      "/p/:key/play",
-      createPlayRoutes(runtime, {
+    gateway = await startTestServer(config, "full", {
+      "/p/:key/play": createPlayRoutes(runtime, {
         resolveGrant: async (c) => {
           const key = c.req.param("key");
           if (key !== KEY) throw new GatewayError("unauthorized", "invalid playback key");
           return { channels: new Set(["ch1"]), pathPrefix: `/p/${key}/play`, urlQuery: "" };
         },
       }),
-    );
-    gateway = await startServer(app, "127.0.0.1:0");
+    });
   });
   after(async () => {
     await gateway.close(100);
@@ -123,21 +120,17 @@ describe("play routes: sharedCache of a request", () => {
         live: async (c, req) => record(c, req),
       },
     });
-    const app = createBaseApp({
-      build: "full",
-      config,
-      log: createLogger({ level: "silent", build: "full" }),
-    });
     const grant = (open: boolean | undefined) => async () => ({
       channels: null,
       pathPrefix: "",
       urlQuery: open === false ? "token=t" : "",
       ...(open === undefined ? {} : { open }),
     });
-    app.route("/open", createPlayRoutes(runtime, { resolveGrant: grant(true) }));
-    app.route("/token", createPlayRoutes(runtime, { resolveGrant: grant(false) }));
-    app.route("/key", createPlayRoutes(runtime, { resolveGrant: grant(undefined) }));
-    gateway = await startServer(app, "127.0.0.1:0");
+    gateway = await startTestServer(config, "full", {
+      "/open": createPlayRoutes(runtime, { resolveGrant: grant(true) }),
+      "/token": createPlayRoutes(runtime, { resolveGrant: grant(false) }),
+      "/key": createPlayRoutes(runtime, { resolveGrant: grant(undefined) }),
+    });
   });
   after(async () => {
     await gateway.close(100);

@@ -2,11 +2,15 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createBaseApp, type RunningServer, startServer } from "@svc/core/http";
-import { createLogger } from "@svc/core/log";
+import type { RunningServer } from "@svc/core/http";
 import { createPlayRoutes } from "../play-routes.js";
 import type { PlaybackRuntime } from "../playback-runtime.js";
-import { loopbackEgress, testConfig, testRuntime } from "../testing/playback-fixture.js";
+import {
+  loopbackEgress,
+  startTestServer,
+  testConfig,
+  testRuntime,
+} from "../testing/playback-fixture.js";
 
 // A `u/` segment with `Range` is streamed per request (`pipeBody`): an upstream that dies
 // mid-body cuts the player off and counts one upstream error; a player that goes away
@@ -46,14 +50,8 @@ describe("streamed u/ relay: failures on either side", () => {
       { play_require_auth: false },
     );
     rt = testRuntime(config, { egress, build: "lite", signingKey: "relay-test-key" });
-    const app = createBaseApp({
-      build: "lite",
-      config,
-      log: createLogger({ level: "silent", build: "lite" }),
-    });
-    app.route(
-      "/v1/play",
-      createPlayRoutes(rt, {
+    gateway = await startTestServer(config, "lite", {
+      "/v1/play": createPlayRoutes(rt, {
         resolveGrant: async () => ({
           channels: null,
           pathPrefix: "/v1/play",
@@ -61,8 +59,7 @@ describe("streamed u/ relay: failures on either side", () => {
           open: true,
         }),
       }),
-    );
-    gateway = await startServer(app, "127.0.0.1:0");
+    });
   });
   after(async () => {
     await gateway.close(100);

@@ -3,7 +3,15 @@ import { createSessionTokens, type SessionTokens } from "@svc/core/auth";
 import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import { type GatewayConfig, parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgress, type Egress } from "@svc/core/egress";
-import type { Build } from "@svc/core/http";
+import {
+  type AppEnv,
+  type Build,
+  createBaseApp,
+  type RunningServer,
+  startServer,
+} from "@svc/core/http";
+import { createLogger } from "@svc/core/log";
+import type { Hono } from "hono";
 import {
   createPlaybackRuntime,
   type LocalIngress,
@@ -71,4 +79,18 @@ export function testSessionTokens(): SessionTokens {
     audience: "svc",
     ttlHours: 1,
   });
+}
+
+/**
+ * A real server on a loopback port 0: the build's base app (silent log) with each of
+ * `mounts` routed at its path, e.g. `{ "/v1/play": createPlayRoutes(rt, …) }`.
+ */
+export function startTestServer(
+  config: GatewayConfig,
+  build: Build,
+  mounts: Readonly<Record<string, Hono<AppEnv>>>,
+): Promise<RunningServer> {
+  const app = createBaseApp({ build, config, log: createLogger({ level: "silent", build }) });
+  for (const [path, routes] of Object.entries(mounts)) app.route(path, routes);
+  return startServer(app, "127.0.0.1:0");
 }
