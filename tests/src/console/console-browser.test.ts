@@ -71,6 +71,26 @@ describe("web console in Chromium (full build)", {
     return { page, problems };
   }
 
+  /**
+   * Opens the channels screen and waits for its list. When the list does not come, the
+   * failure says what the page shows instead (an API error, the login screen) rather
+   * than a locator timeout further on.
+   */
+  async function openChannels(page: Page): Promise<void> {
+    await page.goto(`${full.base}/admin/#/channels`);
+    try {
+      await page.getByTestId("channel-count").waitFor({ timeout: 30_000 });
+    } catch (err) {
+      const shown = await page
+        .locator("body")
+        .innerText()
+        .catch(() => "(page closed)");
+      throw new Error(`the channel list did not load in 30 s; the page shows:\n${shown}`, {
+        cause: err,
+      });
+    }
+  }
+
   const api = (path: string, init: Parameters<typeof requestJson>[1] = {}) =>
     requestJson(`${full.base}${path}`, { token: full.admin, ...init });
 
@@ -188,7 +208,7 @@ describe("web console in Chromium (full build)", {
         await route.continue();
       },
     );
-    await page.goto(`${full.base}/admin/#/channels`);
+    await openChannels(page);
     await page.getByRole("button", { name: "New channel" }).click();
     await page.getByLabel("ID", { exact: true }).fill("bad id!");
     await page.getByLabel("Title", { exact: true }).fill("Weather");
@@ -233,7 +253,7 @@ describe("web console in Chromium (full build)", {
 
   it("shows a 409 conflict with what changed, and re-applies the admin's edit over it", async () => {
     const { page, problems } = await adminPage();
-    await page.goto(`${full.base}/admin/#/channels`);
+    await openChannels(page);
     await page.getByRole("button", { name: "Sport", exact: true }).click();
     await page.getByText(/^Revision \d+/).waitFor();
     // Someone else changes the group meanwhile.
@@ -268,7 +288,7 @@ describe("web console in Chromium (full build)", {
 
   it("reorders with the keyboard and by dragging, and switches channels off and on", async () => {
     const { page } = await adminPage();
-    await page.goto(`${full.base}/admin/#/channels`);
+    await openChannels(page);
     const order = async () => (await api("/v1/admin/channels")).body.channels.map((c: any) => c.id);
     const first = (await order())[0];
     const firstTitle = (await api(`/v1/admin/channels/${first}`)).body.channel.title;
@@ -347,7 +367,7 @@ describe("web console in Chromium (full build)", {
     timeout: 120_000,
   }, async () => {
     const { page, problems } = await adminPage();
-    await page.goto(`${full.base}/admin/#/channels`);
+    await openChannels(page);
     await page.getByRole("button", { name: "VOD sample", exact: true }).click();
     await page.getByRole("button", { name: "Preview" }).click();
     const video = page.getByTestId("preview-video");
