@@ -142,6 +142,22 @@ describe("web console in Chromium (full build)", {
     await page.close();
   });
 
+  it("follows a hash change made as soon as the shell renders, before its effects ran", async () => {
+    const page = await browser.newPage();
+    // The moment the dashboard is in the DOM (a mutation observer runs before the next
+    // paint, so before Preact's effects), the hash moves to the channels screen.
+    await page.addInitScript(`new MutationObserver((_, observer) => {
+      const h1 = document.querySelector("main h1");
+      if (h1 !== null && h1.textContent === "Dashboard") {
+        observer.disconnect();
+        location.hash = "#/channels";
+      }
+    }).observe(document, { childList: true, subtree: true });`);
+    await signIn(page, full.base);
+    await page.getByTestId("channel-count").waitFor({ timeout: 10_000 });
+    await page.close();
+  });
+
   it("sends a non-admin role back to login with a message", async () => {
     const page = await browser.newPage();
     await signIn(page, full.base, "viewer", VIEWER_PASSWORD);

@@ -26,6 +26,9 @@ export function useScreen(): Screen {
   useEffect(() => {
     const update = () => setScreen(current());
     addEventListener("hashchange", update);
+    // Effects run after paint: a hash change between the first render and now had no
+    // listener yet (a link followed, or a test navigating, as soon as the shell shows).
+    update();
     return () => removeEventListener("hashchange", update);
   }, []);
   return screen;
