@@ -9,7 +9,7 @@
  *   node bench/cenc-channel-cpu.mjs [--seconds 40] [--warmup 10] [--channels 1,4,8]
  *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
  *     [--ffmpeg-loglevel error] [--no-low-latency] [--variants cenc,clear] [--viewer]
- *     [--cpu-prof DIR] [--node-args "FLAGS"]
+ *     [--cpu-prof DIR] [--node-args "FLAGS"] [--node-floor]
  *
  * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
  * figure is the whole Node process; an idle gateway with no channel runs through the whole
@@ -20,11 +20,15 @@
  * `--viewer`: during the window one LL-HLS viewer per gateway channel follows its video and
  * audio playlists part by part (`ll-hls-viewer.mjs`): the channel is packaged and played.
  * `--cpu-prof DIR`: the measured gateways run with `node --cpu-prof` (profiles in DIR).
+ * `--node-floor`: per channel also one `dash-node-floor.mjs`, the least a Node process does to
+ * move the channel from the origin to disk (what ffmpeg does here), measured in the same
+ * windows: a lower bound for any Node packager of the channel.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildFfmpegArgs } from "../packages/playback/dist/sessions/ffmpeg/ffmpeg-args.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
 import { mdatHash } from "../tests/dist/harness/media-probe.js";
@@ -60,6 +64,7 @@ const VARIANTS = arg(
   process.argv.includes("--clear-control") ? "cenc,clear" : "cenc",
 ).split(",");
 const VIEWER = process.argv.includes("--viewer");
+const NODE_FLOOR = process.argv.includes("--node-floor");
 const CPU_PROF = arg("cpu-prof", "");
 /** Extra node flags for the measured gateways, e.g. "--max-semi-space-size=1". */
 const NODE_ARGS = arg("node-args", "")
@@ -177,7 +182,28 @@ async function startConsumers(n, variant) {
     });
     return f;
   });
-  return { variant, tag, n, gw, channels, ffmpegs };
+  const floors = NODE_FLOOR
+    ? channels.map((_, i) => {
+        const dir = join(work, `${tag}-nf${i + 1}`);
+        mkdirSync(dir);
+        const child = spawn(
+          process.execPath,
+          [
+            fileURLToPath(new URL("./dash-node-floor.mjs", import.meta.url)),
+            origin.url(`${tag}-nf${i + 1}`, clear),
+            dir,
+          ],
+          { stdio: ["ignore", "ignore", "pipe"] },
+        );
+        track(child);
+        const f = { child, dir, stderr: "" };
+        child.stderr.setEncoding("utf8").on("data", (d) => {
+          f.stderr = (f.stderr + d).slice(-2000);
+        });
+        return f;
+      })
+    : [];
+  return { variant, tag, n, gw, channels, ffmpegs, floors };
 }
 
 async function waitUntilPublishing(set) {
@@ -195,6 +221,13 @@ async function waitUntilPublishing(set) {
       return existsSync(p) && readFileSync(p, "utf8").includes("#EXTINF");
     });
   }
+  for (const f of set.floors) {
+    await until(`node floor ${f.dir}`, () => {
+      if (f.child.exitCode !== null)
+        throw Object.assign(new Error(`node floor exited: ${f.stderr}`), { fatal: true });
+      return readdirSync(f.dir).some((name) => name.endsWith(".m4s"));
+    });
+  }
 }
 
 function snapshot(sets, idle) {
@@ -208,6 +241,7 @@ function snapshot(sets, idle) {
       gw: cpuSeconds(s.gw.proc.pid),
       gwOut: s.gw.stdout().length,
       ff: s.ffmpegs.map((f) => cpuSeconds(f.child.pid)),
+      nf: s.floors.map((f) => cpuSeconds(f.child.pid)),
       stderrLines: s.ffmpegs.map((f) => f.stderrLines),
     })),
   };
@@ -244,6 +278,9 @@ async function measureSet(set, i, before, after, wall, loop) {
     gwCpu: a.gw - b.gw,
     idleCpu: after.idle - before.idle,
     ffCpu: a.ff.map((v, k) => v - b.ff[k]),
+    nfCpu: a.nf.map((v, k) => v - b.nf[k]),
+    nfBytes: set.floors.map((_, k) => fetched(`${set.tag}-nf${k + 1}`)),
+    nfExited: set.floors.filter((f) => f.child.exitCode !== null).length,
     gwBytes: set.channels.map((_, k) => fetched(`${set.tag}-gw${k + 1}`)),
     ffBytes: set.channels.map((_, k) => fetched(`${set.tag}-ff${k + 1}`)),
     notFound: { gw: notFound("gw"), ff: notFound("ff") },
@@ -277,6 +314,7 @@ function gcSummary(out) {
 }
 
 async function stopConsumers(set) {
+  for (const f of set.floors) f.child.kill("SIGKILL");
   for (const f of set.ffmpegs) {
     if (f.child.exitCode !== null) continue;
     const gone = new Promise((r) => f.child.once("exit", r));
@@ -337,6 +375,11 @@ async function main() {
       `source: ${LOOP_SEC} s loop of ${HEIGHT}p25 at ${KBPS} kbit/s + AAC 128 kbit/s, cenc ClearKey, 2 s segments of 4 chunks, MPD ${MPD_MODE}${MPD_MODE === "timeline" ? ` (window ${WINDOW})` : ""}\n` +
       `windows: ${SECONDS} s after ${WARMUP} s warm-up; channels ${CHANNELS.join(", ")}; ${VARIANTS.join(" + ")}; LL-HLS ${LOW_LATENCY ? "on" : "off"}; viewer ${VIEWER ? "one LL-HLS viewer per channel" : "none"}\n`,
   );
+  // The idle gateway starts first: by the first window its start-up garbage is collected
+  // (started later, the collections after start-up fell in the window and were subtracted
+  // from the measured gateways as if they were a gateway's idle cost).
+  const idle = await startGateway("lite", gatewayConfig([]));
+  gateways.add(idle);
   mkdirSync(join(work, "loop"));
   const loop = await prepareLoop(
     { dir: join(work, "loop"), height: HEIGHT, kbps: KBPS, loopSec: LOOP_SEC, kid: KID, key: KEY },
@@ -348,8 +391,6 @@ async function main() {
     `loop encoded and encrypted in ${fmt((Date.now() - t0) / 1000)} s: ${fmt(loop.bytesPerSec / 1e3)} kB/s of media\n`,
   );
   origin = await startCencOrigin(loop, { mpd: MPD_MODE, window: WINDOW });
-  const idle = await startGateway("lite", gatewayConfig([]));
-  gateways.add(idle);
   const phases = [];
   for (const n of CHANNELS) {
     const p = await phase(n, loop, idle);

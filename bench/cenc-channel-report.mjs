@@ -12,12 +12,16 @@ function figures(r) {
   const native = pct(r.gwCpu - r.idleCpu, r.wall) / r.n;
   const ff = r.ffCpu.map((c) => pct(c, r.wall));
   const gwRate = mean(r.gwBytes) / r.wall;
+  const floor = r.nfCpu.length === 0 ? undefined : mean(r.nfCpu.map((c) => pct(c, r.wall)));
+  const nfRate = r.nfBytes.length === 0 ? undefined : mean(r.nfBytes) / r.wall;
   const ffRate = mean(r.ffBytes) / r.wall;
   return {
     native,
     ff,
     gwRate,
     ffRate,
+    floor,
+    nfRate,
     // ms of CPU per MB (10^6 bytes) fetched from the origin.
     nativeMsPerMb: (native * 10) / (gwRate / 1e6),
     ffMsPerMb: (mean(ff) * 10) / (ffRate / 1e6),
@@ -50,6 +54,10 @@ export function report(p, loop) {
       }`,
       `[${r.variant}] output: gateway ${checksLine(r.gwChecks)} ${samples}; ffmpeg ${checksLine(r.ffChecks)}; origin 404s in window: native ${r.notFound.gw}, ffmpeg ${r.notFound.ff}`,
     );
+    if (f.floor !== undefined)
+      lines.push(
+        `[${r.variant}] node floor: ${fmt(f.floor, 2)} % per process; fetched ${fmt(f.nfRate / 1e3)} kB/s per process; floor / ffmpeg ${fmt(f.floor / mean(f.ff), 2)}, native / floor ${fmt(f.native / f.floor, 2)}${r.nfExited ? `; ${r.nfExited} EXITED` : ""}`,
+      );
     if (r.ffStderrLines.some((x) => x > 0))
       lines.push(
         `[${r.variant}] ffmpeg stderr tail: ${r.ffStderrTail.trim().split("\n").slice(-2).join(" | ")}`,
@@ -60,14 +68,17 @@ export function report(p, loop) {
 
 /** The summary as a markdown table, one row per channel count and stream. */
 export function printTable(phases) {
+  const floors = phases.some((p) => p.results.some((r) => r.nfCpu.length > 0));
+  const floorHead = floors ? " node floor per process | floor / ffmpeg |" : "";
   process.stdout.write(
-    "\n| channels | stream | native: gateway (idle gateway) | native per channel | ffmpeg per process (min–max) | ffmpeg / native | native / ffmpeg (issue 13 target ≤ 0.5) | fetched per channel: native / ffmpeg | CPU per MB fetched: native / ffmpeg | steal, idle |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    `\n| channels | stream | native: gateway (idle gateway) | native per channel | ffmpeg per process (min–max) | ffmpeg / native | native / ffmpeg (issue 13 target ≤ 0.5) |${floorHead} fetched per channel: native / ffmpeg | CPU per MB fetched: native / ffmpeg | steal, idle |\n|${" --- |".repeat(floors ? 12 : 10)}\n`,
   );
   for (const p of phases) {
     for (const r of p.results) {
       const f = figures(r);
+      const floorCells = floors ? ` ${fmt(f.floor, 2)} % | ${fmt(f.floor / mean(f.ff), 2)}× |` : "";
       process.stdout.write(
-        `| ${p.n} | ${r.variant} | ${fmt(pct(r.gwCpu, r.wall), 2)} % (${fmt(pct(r.idleCpu, r.wall), 2)} %) | ${fmt(f.native, 2)} % | ${fmt(mean(f.ff), 2)} % (${fmt(Math.min(...f.ff), 2)}–${fmt(Math.max(...f.ff), 2)}) | ${fmt(mean(f.ff) / f.native, 2)}× | ${fmt(f.native / mean(f.ff), 2)}× | ${fmt(f.gwRate / 1e3)} / ${fmt(f.ffRate / 1e3)} kB/s | ${fmt(f.nativeMsPerMb)} / ${fmt(f.ffMsPerMb)} ms | ${fmt(p.stealPct)} %, ${fmt(p.idlePct)} % |\n`,
+        `| ${p.n} | ${r.variant} | ${fmt(pct(r.gwCpu, r.wall), 2)} % (${fmt(pct(r.idleCpu, r.wall), 2)} %) | ${fmt(f.native, 2)} % | ${fmt(mean(f.ff), 2)} % (${fmt(Math.min(...f.ff), 2)}–${fmt(Math.max(...f.ff), 2)}) | ${fmt(mean(f.ff) / f.native, 2)}× | ${fmt(f.native / mean(f.ff), 2)}× |${floorCells} ${fmt(f.gwRate / 1e3)} / ${fmt(f.ffRate / 1e3)} kB/s | ${fmt(f.nativeMsPerMb)} / ${fmt(f.ffMsPerMb)} ms | ${fmt(p.stealPct)} %, ${fmt(p.idlePct)} % |\n`,
       );
     }
   }
