@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type Account, createStaticDirectory } from "@svc/core/auth";
@@ -227,6 +227,40 @@ for (const build of ["full", "lite"] as const) {
         assert.equal(took, 0);
         assert.deepEqual({ ...lane, body: onPlain(lane.body) }, app);
       });
+
+    it("gives each Host and channel its own URLs when one token polls them in turn", async () => {
+      // The fast lane remembers a grant's last answer: another Host or channel must not get it.
+      const get = (path: string, host: string) =>
+        new Promise<string>((resolve, reject) => {
+          const { hostname, port } = new URL(laned.url);
+          request({ host: hostname, port, path, headers: { host } }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (c: string) => {
+              body += c;
+            });
+            res.on("end", () => resolve(body));
+          })
+            .on("error", reject)
+            .end();
+        });
+      const news = `/v1/play/news/index.m3u8?token=${viewer}`;
+      const other = `/v1/play/other/index.m3u8?token=${viewer}`;
+      await fetch(`${plain.url}${other}`).then((r) => r.text());
+      const before = fast;
+      const a = await get(news, "a.example:8001");
+      const b = await get(news, "b.example:8002");
+      const c = await get(other, "b.example:8002");
+      const again = await get(news, "a.example:8001");
+      assert.equal(fast - before, 4);
+      assert.match(a, /^http:\/\/a\.example:8001\/v1\/play\/news\/u\//m);
+      assert.doesNotMatch(a, /b\.example/);
+      assert.match(b, /^http:\/\/b\.example:8002\/v1\/play\/news\/u\//m);
+      assert.doesNotMatch(b, /a\.example/);
+      assert.match(c, /^http:\/\/b\.example:8002\/v1\/play\/other\/u\//m);
+      assert.doesNotMatch(c, /\/play\/news\//);
+      assert.equal(again, a);
+    });
 
     it("takes a credential in Authorization as well as in the query", async () => {
       const { app, lane, took } = await both("/v1/play/news/index.m3u8", {

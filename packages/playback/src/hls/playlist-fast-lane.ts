@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { bearerFromHeader, isApiTokenShape } from "@svc/core/auth";
-import { resolveChannelSource } from "@svc/core/catalog";
+import { type Channel, resolveChannelSource } from "@svc/core/catalog";
 import {
   directResponseHeaderList,
   type FastLane,
@@ -10,11 +10,12 @@ import {
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import { INSTANCE_TOKEN_HEADER } from "../cluster/instance-token.js";
-import type { PlaybackAuthorizer } from "../play-auth.js";
+import type { PlaybackAuthorizer, PlaybackGrant } from "../play-auth.js";
 import { jwtPlayGrantOf, playRequestOf } from "../play-grant.js";
 import type { PlaybackRuntime } from "../playback-runtime.js";
 import { isPlainHost, publicBase } from "../public-url.js";
 import { PLAYLIST_CONTENT_TYPE, UPSTREAM_PLAYLIST_EXTENSIONS } from "./playlist-answer.js";
+import type { CompiledPlaylist } from "./playlist-rewriter.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
 import { UPSTREAM_CSP } from "./upstream-headers.js";
 import { targetExtension } from "./upstream-signer.js";
@@ -24,6 +25,14 @@ const INDEX_ROUTE = "/v1/play/:id/index.m3u8";
 const UPSTREAM_ROUTE = "/v1/play/:id/u/:upstream";
 /** Characters a query value or path part would need decoding for: left to the app. */
 const ENCODED = /[%+]/;
+
+/** The bytes a grant was last answered, and what they were rendered for. */
+interface LastAnswer {
+  readonly compiled: CompiledPlaylist;
+  readonly channel: Channel;
+  readonly base: string;
+  readonly bytes: Buffer;
+}
 
 /**
  * The cached-playlist fast lane (issue 13 item 1, docs/performance.md): a player's poll of
@@ -58,6 +67,13 @@ export function createPlaylistFastLane(
   const allowedHost = hostAllowed(config.security.public_hosts);
   const requestId = requestIds(rt.build);
   const { log, observe } = deps;
+  /**
+   * Per grant, its last answer: a viewer polls the same playlist of the same channel until
+   * the upstream changes it, and the grant object lives as long as its verified token and
+   * account record (play-auth.ts). A repeat then costs identity checks, not the play
+   * request's strings and the rendered-bytes key built and hashed again.
+   */
+  const lastAnswers = new WeakMap<PlaybackGrant, LastAnswer>();
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url;
@@ -127,8 +143,21 @@ export function createPlaylistFastLane(
     if (outcome === undefined) return false;
 
     const base = publicBase(rt.options.publicBaseUrl(), `${scheme}://${host}/`, host);
-    const play = playRequestOf(jwtPlayGrantOf(checked), channel, base, undefined);
-    const bytes = renderedPlaylist(outcome.compiled, play.prefix, play.query);
+    const compiled = outcome.compiled;
+    const last = lastAnswers.get(checked);
+    let bytes: Buffer;
+    if (
+      last !== undefined &&
+      last.compiled === compiled &&
+      last.channel === channel &&
+      last.base === base
+    )
+      bytes = last.bytes;
+    else {
+      const play = playRequestOf(jwtPlayGrantOf(checked), channel, base, undefined);
+      bytes = renderedPlaylist(compiled, play.prefix, play.query);
+      lastAnswers.set(checked, { compiled, channel, base, bytes });
+    }
     const reqId = requestId(rt.build === "full" ? headerValue(h["x-request-id"]) : undefined);
     const head = directResponseHeaderList(
       rt.build,
