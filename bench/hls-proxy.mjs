@@ -8,13 +8,14 @@
 //                                             [--only <phase substring>] [--cpu N] [--keep]
 //                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
-//                                             [--idle-pattern burst|spread]
+//                                             [--idle-pattern burst|spread] [--wrk-out FILE]
 //
 // Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
 // `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import {
+  appendFileSync,
   createWriteStream,
   mkdirSync,
   mkdtempSync,
@@ -65,6 +66,8 @@ const WRK_CORES =
         .join(",");
 /** Where the gateway's output goes (the bare idle server's to FILE.bare); "" drops it. */
 const GATEWAY_OUT = arg("gateway-out", "");
+/** Appends every wrk run's own output (latency distribution, socket errors) to FILE. */
+const WRK_OUT = arg("wrk-out", "");
 /** The gateway's log level; "info" writes one access-log line per request (with --gateway-out). */
 const LOG_LEVEL = arg("log-level", "warn");
 /** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
@@ -102,6 +105,31 @@ function start(cmd, args, options, ready, pinned = false) {
       reject(new Error(`${cmd} exited ${code}: ${out}`));
     });
   });
+}
+
+/**
+ * A bare node:http server on the gateway's core, with the gateway's --node-args, answering
+ * every request with the bytes of `bodyFile` as a playlist: the floor of any Node server for
+ * the playlist phases and the idle viewers. Its output goes to `outFile` ("" or a name under
+ * an empty --gateway-out drops it).
+ */
+async function startBare(bodyFile, outFile) {
+  const port = await freePort();
+  const child = await start(
+    process.execPath,
+    [
+      ...NODE_ARGS,
+      "-e",
+      `const b = require("fs").readFileSync(${JSON.stringify(bodyFile)});
+require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "application/vnd.apple.mpegurl", "content-length": b.length }); r.end(b); })
+  .listen(${port}, "127.0.0.1", () => console.log("listening"));`,
+    ],
+    {},
+    (out) => out.includes("listening"),
+    true,
+  );
+  keepOutput(child, GATEWAY_OUT === "" ? "" : outFile);
+  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 /** Writes what `child` prints (stdout and stderr) to `file`; "" drops it. */
@@ -157,16 +185,50 @@ http {
   return conf;
 }
 
-/** wrk run: requests/s, transfer bytes/s, p50/p99 latency (ms). `script`: a wrk Lua file. */
+/**
+ * wrk's `done` hook printing the tail past p99 (wrk's `--latency` stops there): a script with
+ * no `request` or `response` function keeps wrk on its static request, at no cost per request.
+ */
+const TAIL_LUA = `
+done = function(summary, latency, requests)
+  local s = "TAIL"
+  for _, p in ipairs({98, 99.5, 99.9}) do
+    s = s .. string.format(" p%s=%.3f", p, latency:percentile(p) / 1000)
+  end
+  print(s .. string.format(" max=%.3f", latency.max / 1000))
+end
+`;
+/** `script` (or nothing) with {@link TAIL_LUA} appended, written once next to the run's files. */
+const tailScripts = new Map();
+function withTail(script) {
+  const key = script ?? "";
+  let file = tailScripts.get(key);
+  if (file === undefined) {
+    file = join(work, `tail-${tailScripts.size}.lua`);
+    writeFileSync(file, `${script === undefined ? "" : readFileSync(script, "utf8")}\n${TAIL_LUA}`);
+    tailScripts.set(key, file);
+  }
+  return file;
+}
+
+/**
+ * wrk run: requests/s, transfer bytes/s, latency (ms) at p50, p98, p99, p99.5, p99.9 and its
+ * max. `script`: a wrk Lua file.
+ */
 async function wrk(url, connections, headers = [], script = undefined, seconds = DURATION) {
   const args = ["-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s"];
   for (const h of headers) args.push("-H", h);
-  if (script !== undefined) args.push("-s", script);
+  args.push("-s", withTail(script));
   // With --cpu N the load generator keeps off core N: wrk's threads on the server's core
   // would take its CPU and put the generator's own scheduling into every latency figure.
   const { stdout } = await (WRK_CORES === ""
     ? run("wrk", [...args, url], { maxBuffer: 1 << 20 })
     : run("taskset", ["-c", WRK_CORES, "wrk", ...args, url], { maxBuffer: 1 << 20 }));
+  if (WRK_OUT !== "")
+    appendFileSync(
+      WRK_OUT,
+      `# ${new Date().toISOString()} wrk ${args.join(" ")} ${url}\n${stdout}\n`,
+    );
   const num = (re) => {
     const m = re.exec(stdout);
     return m === null ? Number.NaN : Number(m[1]);
@@ -181,11 +243,16 @@ async function wrk(url, connections, headers = [], script = undefined, seconds =
     tm === null ? Number.NaN : Number(tm[1]) * { B: 1, KB: 1024, MB: 1 << 20, GB: 1 << 30 }[tm[2]];
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? "0";
   const timeouts = /timeout (\d+)/.exec(stdout)?.[1] ?? "0";
+  const tail = (name) => num(new RegExp(`TAIL.* ${name}=([\\d.]+)`));
   return {
     rps: num(/Requests\/sec:\s+([\d.]+)/),
     transfer,
     p50: lat(50),
+    p98: tail("p98"),
     p99: lat(99),
+    p995: tail("p99.5"),
+    p999: tail("p99.9"),
+    max: tail("max"),
     non2xx: Number(errors),
     timeouts: Number(timeouts),
   };
@@ -335,7 +402,8 @@ async function main() {
   const ng = `http://127.0.0.1:${nginxPort}`;
   const nc = `http://127.0.0.1:${cachePort}`;
   const liveUrl = `${gw}/v1/play/live/index.m3u8?token=${token}`;
-  await fetch(liveUrl).then((r) => r.text());
+  const liveBody = join(work, "live-playlist.m3u8");
+  writeFileSync(liveBody, Buffer.from(await (await fetch(liveUrl)).arrayBuffer()));
   const issuer = createSessionTokens({
     keys: { privateKey: signing.privateKey, publicKey: signing.publicKey, source: "inline" },
     issuer: "bench",
@@ -378,15 +446,25 @@ end
     r.cpuMsPerReq = ((cpuSeconds(pid) - cpu0) * 1000) / (r.rps * DURATION);
     return r;
   };
-  /** `c`: the caching nginx, for the phases where the gateway's fan-in competes with a cache. */
-  const phase = async (name, a, b, c = undefined) => {
+  /**
+   * `c`: the caching nginx, for the phases where the gateway's fan-in competes with a cache;
+   * `d`: the bare node:http server, for the playlist phases (the same bytes, no gateway).
+   */
+  const phase = async (name, a, b, c = undefined, d = undefined) => {
     if (!name.includes(ONLY)) return;
     process.stdout.write(`  ${name} …\n`);
     results[name] = {
       gateway: await measured(gateway.pid, a),
       nginx: await measured(proxy.pid, b),
       ...(c === undefined ? {} : { cache: await measured(cache.pid, c) }),
+      ...(d === undefined ? {} : { bare: await measured((await bareServer()).child.pid, d) }),
     };
+  };
+  /** Started on first use, so an `--only` run without playlist phases does not start it. */
+  let barePlaylist;
+  const bareServer = async () => {
+    barePlaylist ??= await startBare(liveBody, `${GATEWAY_OUT}.bare-playlist`);
+    return barePlaylist;
   };
   const range = ["Range: bytes=0-"];
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -414,11 +492,15 @@ end
     "index.m3u8 rewrite, 200 conns",
     (s) => wrk(liveUrl, 200, [], undefined, s),
     (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
+    undefined,
+    async (s) => wrk(`${(await bareServer()).url}/live.m3u8`, 200, [], undefined, s),
   );
   await phase(
     `index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`,
     (s) => wrk(`${gw}/`, 200, [], tokensLua, s),
     (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
+    undefined,
+    async (s) => wrk(`${(await bareServer()).url}/`, 200, [], tokensLua, s),
   );
   await phase(
     "200 KiB segment, 64 conns, Range",
@@ -486,23 +568,8 @@ end
     idleGateway = await pollIdle(gateway.pid, pollUrl(gw));
     const body = join(work, "idle-playlist.m3u8");
     writeFileSync(body, Buffer.from(await (await fetch(pollUrl(gw)(0))).arrayBuffer()));
-    const barePort = await freePort();
-    const bare = await start(
-      process.execPath,
-      [
-        ...NODE_ARGS,
-        "-e",
-        `const b = require("fs").readFileSync(${JSON.stringify(body)});
-require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "application/vnd.apple.mpegurl", "content-length": b.length }); r.end(b); })
-  .listen(${barePort}, "127.0.0.1", () => console.log("listening"));`,
-      ],
-      {},
-      (out) => out.includes("listening"),
-      true,
-    );
-    // The bare server runs with the gateway's --node-args; its output goes next to the gateway's.
-    keepOutput(bare, GATEWAY_OUT === "" ? "" : `${GATEWAY_OUT}.bare`);
-    idleBare = await pollIdle(bare.pid, pollUrl(`http://127.0.0.1:${barePort}`));
+    const bare = await startBare(body, `${GATEWAY_OUT}.bare`);
+    idleBare = await pollIdle(bare.child.pid, pollUrl(bare.url));
   }
 
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : "n/a");
@@ -510,21 +577,22 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "app
   /** CPU milliseconds per byte served. */
   const cpuPerByte = (r) => (r.cpuMsPerReq * r.rps) / r.transfer;
   const cell = (r) =>
-    `${fmt(r.rps)} req/s, ${mib(r.transfer)} MiB/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, CPU ${fmt(r.cpuMsPerReq, 3)} ms/req, ${fmt((cpuPerByte(r) * (1 << 30)) / 1000, 2)} cpu-s/GiB${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.timeouts ? `, ${r.timeouts} wrk timeouts` : ""}`;
+    `${fmt(r.rps)} req/s, ${mib(r.transfer)} MiB/s, p50 ${fmt(r.p50, 2)} ms, p98 ${fmt(r.p98, 1)} ms, p99 ${fmt(r.p99, 2)} ms, p99.5 ${fmt(r.p995, 1)} ms, p99.9 ${fmt(r.p999, 1)} ms, max ${fmt(r.max)} ms, CPU ${fmt(r.cpuMsPerReq, 3)} ms/req, ${fmt((cpuPerByte(r) * (1 << 30)) / 1000, 2)} cpu-s/GiB${r.non2xx ? `, ${r.non2xx} non-2xx` : ""}${r.timeouts ? `, ${r.timeouts} wrk timeouts` : ""}`;
   const ratioCell = (g, n, seg) =>
     `${fmt(seg ? g.transfer / n.transfer : g.rps / n.rps, 2)}× ${seg ? "throughput" : "req/s"}, ${fmt(cpuPerByte(g) / cpuPerByte(n), 2)}× CPU/GiB, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms`;
   console.log(
-    "\n| phase | gateway | nginx `proxy_pass` | vs `proxy_pass` | nginx `proxy_cache` + lock | vs `proxy_cache` |\n| --- | --- | --- | --- | --- | --- |",
+    "\n| phase | gateway | nginx `proxy_pass` | vs `proxy_pass` | nginx `proxy_cache` + lock | vs `proxy_cache` | bare node:http, same bytes | vs bare node:http |\n| --- | --- | --- | --- | --- | --- | --- | --- |",
   );
-  for (const [name, { gateway: g, nginx: n, cache: c }] of Object.entries(results)) {
+  for (const [name, { gateway: g, nginx: n, cache: c, bare: b }] of Object.entries(results)) {
     const seg = name.includes("segment");
+    const ref = (r) => (r === undefined ? "– | –" : `${cell(r)} | ${ratioCell(g, r, seg)}`);
     console.log(
-      `| ${name} | ${cell(g)} | ${cell(n)} | ${ratioCell(g, n, seg)} | ${c === undefined ? "–" : cell(c)} | ${c === undefined ? "–" : ratioCell(g, c, seg)} |`,
+      `| ${name} | ${cell(g)} | ${cell(n)} | ${ratioCell(g, n, seg)} | ${ref(c)} | ${ref(b)} |`,
     );
   }
   const line = (name, text) => (results[name] === undefined ? "" : `- ${text(results[name])}\n`);
   console.log(`\ntargets (issue 13):
-${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10)`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
+${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
   idle
     ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second (${IDLE_PATTERN}): +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
     : ""
