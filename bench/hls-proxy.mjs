@@ -132,6 +132,41 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "app
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
+/**
+ * A bare Node proxy on the gateway's core, with the gateway's --node-args: node:http in,
+ * node:http with a keep-alive agent out to the origin, the body piped, `Range` passed on.
+ * The floor of any Node proxy for the `Range` segment phases (no gateway code).
+ */
+async function startBareProxy(originPort) {
+  const port = await freePort();
+  const child = await start(
+    process.execPath,
+    [
+      ...NODE_ARGS,
+      "-e",
+      `const http = require("http");
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const pass = ["content-type", "content-length", "content-range", "accept-ranges"];
+http.createServer((q, r) => {
+  const headers = q.headers.range === undefined ? {} : { range: q.headers.range };
+  const up = http.request({ host: "127.0.0.1", port: ${originPort}, path: q.url, headers, agent }, (u) => {
+    const h = {};
+    for (const k of pass) if (u.headers[k] !== undefined) h[k] = u.headers[k];
+    r.writeHead(u.statusCode, h);
+    u.pipe(r);
+  });
+  up.on("error", () => r.destroy());
+  r.on("close", () => up.destroy());
+  up.end();
+}).listen(${port}, "127.0.0.1", () => console.log("listening"));`,
+    ],
+    {},
+    (out) => out.includes("listening"),
+    true,
+  );
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
 /** Writes what `child` prints (stdout and stderr) to `file`; "" drops it. */
 function keepOutput(child, file) {
   if (file === "") return;
@@ -448,7 +483,8 @@ end
   };
   /**
    * `c`: the caching nginx, for the phases where the gateway's fan-in competes with a cache;
-   * `d`: the bare node:http server, for the playlist phases (the same bytes, no gateway).
+   * `d`: a bare Node server ({@link bareRef}): for the playlist phases one answering the
+   * same bytes, for the `Range` segment phases a bare proxy to the same origin.
    */
   const phase = async (name, a, b, c = undefined, d = undefined) => {
     if (!name.includes(ONLY)) return;
@@ -457,14 +493,33 @@ end
       gateway: await measured(gateway.pid, a),
       nginx: await measured(proxy.pid, b),
       ...(c === undefined ? {} : { cache: await measured(cache.pid, c) }),
-      ...(d === undefined ? {} : { bare: await measured((await bareServer()).child.pid, d) }),
+      ...(d === undefined ? {} : { bare: await measuredBare(d) }),
     };
   };
-  /** Started on first use, so an `--only` run without playlist phases does not start it. */
+  /** Started on first use, so an `--only` run without their phases does not start them. */
   let barePlaylist;
   const bareServer = async () => {
     barePlaylist ??= await startBare(liveBody, `${GATEWAY_OUT}.bare-playlist`);
     return barePlaylist;
+  };
+  /** The same wrk load as the gateway's, against a bare server started on first use. */
+  const bareRef = (server, path, connections, headers = [], script = undefined) => ({
+    server,
+    path,
+    connections,
+    headers,
+    script,
+  });
+  const measuredBare = async (d) => {
+    const srv = await d.server();
+    return measured(srv.child.pid, (s) =>
+      wrk(`${srv.url}${d.path}`, d.connections, d.headers, d.script, s),
+    );
+  };
+  let bareProxyServer;
+  const bareProxy = async () => {
+    bareProxyServer ??= await startBareProxy(originPort);
+    return bareProxyServer;
   };
   const range = ["Range: bytes=0-"];
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -475,6 +530,8 @@ end
     "2 MiB segment, 64 conns, Range (streamed per request)",
     (s) => wrk(seg2m, 64, range, undefined, s),
     (s) => wrk(`${ng}/seg2m.ts`, 64, range, undefined, s),
+    undefined,
+    bareRef(bareProxy, "/seg2m.ts", 64, range),
   );
   await phase(
     "2 MiB segment, 64 conns, same URL (gateway fan-in)",
@@ -493,19 +550,21 @@ end
     (s) => wrk(liveUrl, 200, [], undefined, s),
     (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
     undefined,
-    async (s) => wrk(`${(await bareServer()).url}/live.m3u8`, 200, [], undefined, s),
+    bareRef(bareServer, "/live.m3u8", 200),
   );
   await phase(
     `index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`,
     (s) => wrk(`${gw}/`, 200, [], tokensLua, s),
     (s) => wrk(`${ng}/live.m3u8`, 200, [], undefined, s),
     undefined,
-    async (s) => wrk(`${(await bareServer()).url}/`, 200, [], tokensLua, s),
+    bareRef(bareServer, "/", 200, [], tokensLua),
   );
   await phase(
     "200 KiB segment, 64 conns, Range",
     (s) => wrk(seg200k, 64, range, undefined, s),
     (s) => wrk(`${ng}/seg200k.ts`, 64, range, undefined, s),
+    undefined,
+    bareRef(bareProxy, "/seg200k.ts", 64, range),
   );
   await phase(
     "200 KiB segment, 64 conns, same URL",
@@ -581,7 +640,7 @@ end
   const ratioCell = (g, n, seg) =>
     `${fmt(seg ? g.transfer / n.transfer : g.rps / n.rps, 2)}× ${seg ? "throughput" : "req/s"}, ${fmt(cpuPerByte(g) / cpuPerByte(n), 2)}× CPU/GiB, p99 Δ ${fmt(g.p99 - n.p99, 2)} ms`;
   console.log(
-    "\n| phase | gateway | nginx `proxy_pass` | vs `proxy_pass` | nginx `proxy_cache` + lock | vs `proxy_cache` | bare node:http, same bytes | vs bare node:http |\n| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "\n| phase | gateway | nginx `proxy_pass` | vs `proxy_pass` | nginx `proxy_cache` + lock | vs `proxy_cache` | bare Node (same bytes / proxy) | vs bare Node |\n| --- | --- | --- | --- | --- | --- | --- | --- |",
   );
   for (const [name, { gateway: g, nginx: n, cache: c, bare: b }] of Object.entries(results)) {
     const seg = name.includes("segment");
@@ -592,7 +651,7 @@ end
   }
   const line = (name, text) => (results[name] === undefined ? "" : `- ${text(results[name])}\n`);
   console.log(`\ntargets (issue 13):
-${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100)`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
+${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100); bare Node proxy ${fmt(r.bare.transfer / r.nginx.transfer, 2)}×, p99 Δ ${fmt(r.bare.p99 - r.nginx.p99, 2)} ms`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
   idle
     ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second (${IDLE_PATTERN}): +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
     : ""
