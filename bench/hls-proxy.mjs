@@ -109,11 +109,12 @@ function start(cmd, args, options, ready, pinned = false) {
 
 /**
  * A bare node:http server on the gateway's core, with the gateway's --node-args, answering
- * every request with the bytes of `bodyFile` as a playlist: the floor of any Node server for
- * the playlist phases and the idle viewers. Its output goes to `outFile` ("" or a name under
- * an empty --gateway-out drops it).
+ * every request with the bytes of `bodyFile` held in memory, as `type`: the floor of any Node
+ * server for the playlist phases and the idle viewers, and for the same-URL segment phases
+ * (a Node server that already holds the segment). Its output goes to `outFile` (dropped
+ * without --gateway-out).
  */
-async function startBare(bodyFile, outFile) {
+async function startBare(bodyFile, outFile, type = "application/vnd.apple.mpegurl") {
   const port = await freePort();
   const child = await start(
     process.execPath,
@@ -121,7 +122,7 @@ async function startBare(bodyFile, outFile) {
       ...NODE_ARGS,
       "-e",
       `const b = require("fs").readFileSync(${JSON.stringify(bodyFile)});
-require("http").createServer((q, r) => { r.writeHead(200, { "content-type": "application/vnd.apple.mpegurl", "content-length": b.length }); r.end(b); })
+require("http").createServer((q, r) => { r.writeHead(200, { "content-type": ${JSON.stringify(type)}, "content-length": b.length }); r.end(b); })
   .listen(${port}, "127.0.0.1", () => console.log("listening"));`,
     ],
     {},
@@ -484,7 +485,8 @@ end
   /**
    * `c`: the caching nginx, for the phases where the gateway's fan-in competes with a cache;
    * `d`: a bare Node server ({@link bareRef}): for the playlist phases one answering the
-   * same bytes, for the `Range` segment phases a bare proxy to the same origin.
+   * same bytes, for the `Range` segment phases a bare proxy to the same origin, for the
+   * same-URL segment phases one holding the segment in memory.
    */
   const phase = async (name, a, b, c = undefined, d = undefined) => {
     if (!name.includes(ONLY)) return;
@@ -516,6 +518,16 @@ end
       wrk(`${srv.url}${d.path}`, d.connections, d.headers, d.script, s),
     );
   };
+  const bareMemory = new Map();
+  /** A bare server holding the origin's file `name` in memory. */
+  const bareHolding = (name) => async () => {
+    if (!bareMemory.has(name))
+      bareMemory.set(
+        name,
+        await startBare(join(www, name), `${GATEWAY_OUT}.bare-${name}`, "video/mp2t"),
+      );
+    return bareMemory.get(name);
+  };
   let bareProxyServer;
   const bareProxy = async () => {
     bareProxyServer ??= await startBareProxy(originPort);
@@ -538,6 +550,7 @@ end
     (s) => wrk(seg2m, 64, [], undefined, s),
     (s) => wrk(`${ng}/seg2m.ts`, 64, [], undefined, s),
     (s) => wrk(`${nc}/seg2m.ts`, 64, [], undefined, s),
+    bareRef(bareHolding("seg2m.ts"), "/seg2m.ts", 64),
   );
   // Control: the HTTP stack alone (no playback code), to read the other p99 figures against.
   await phase(
@@ -571,6 +584,7 @@ end
     (s) => wrk(seg200k, 64, [], undefined, s),
     (s) => wrk(`${ng}/seg200k.ts`, 64, [], undefined, s),
     (s) => wrk(`${nc}/seg200k.ts`, 64, [], undefined, s),
+    bareRef(bareHolding("seg200k.ts"), "/seg200k.ts", 64),
   );
 
   // RSS added by VIEWERS idle keep-alive viewers, each with its own token, polling the live
@@ -651,7 +665,7 @@ end
   }
   const line = (name, text) => (results[name] === undefined ? "" : `- ${text(results[name])}\n`);
   console.log(`\ntargets (issue 13):
-${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100); bare Node proxy ${fmt(r.bare.transfer / r.nginx.transfer, 2)}×, p99 Δ ${fmt(r.bare.p99 - r.nginx.p99, 2)} ms`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2)`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
+${line("2 MiB segment, 64 conns, Range (streamed per request)", (r) => `2 MiB Range: ${fmt(r.gateway.transfer / r.nginx.transfer, 2)}× proxy_pass throughput (target >= 0.8), p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (target < 100); bare Node proxy ${fmt(r.bare.transfer / r.nginx.transfer, 2)}×, p99 Δ ${fmt(r.bare.p99 - r.nginx.p99, 2)} ms`)}${line("2 MiB segment, 64 conns, same URL (gateway fan-in)", (r) => `2 MiB same URL: CPU per GiB ${fmt(cpuPerByte(r.gateway) / cpuPerByte(r.cache), 2)}× the caching nginx (target <= 2); bare Node server holding the segment ${fmt(cpuPerByte(r.bare) / cpuPerByte(r.cache), 2)}×`)}${line("index.m3u8 rewrite, 200 conns", (r) => `index.m3u8, one token: ${fmt(r.gateway.rps)} req/s (target >= 20000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line(`index.m3u8 rewrite, 200 conns, ${TOKENS} distinct session tokens`, (r) => `index.m3u8, ${TOKENS} tokens: ${fmt(r.gateway.rps)} req/s (target >= 15000), p99 ${fmt(r.gateway.p99, 2)} ms (target < 10); bare node:http ${fmt(r.bare.rps)} req/s, p99 ${fmt(r.bare.p99, 2)} ms`)}${line("200 KiB segment, 64 conns, Range", (r) => `200 KiB Range p99 Δ ${fmt(r.gateway.p99 - r.nginx.p99, 2)} ms (keep)`)}${
   idle
     ? `- RSS per ${VIEWERS} idle keep-alive viewers polling once a second (${IDLE_PATTERN}): +${fmt(idleGateway.after - idleGateway.before, 1)} MiB (${fmt(idleGateway.before, 1)} -> ${fmt(idleGateway.after, 1)} MiB; target < ${fmt((20 * VIEWERS) / 1000, 1)}; ${idleGateway.open} connections open, ${idleGateway.failed} of ${VIEWERS * 10} polls failed); bare node:http with the same bytes: +${fmt(idleBare.after - idleBare.before, 1)} MiB (${fmt(idleBare.before, 1)} -> ${fmt(idleBare.after, 1)} MiB, ${idleBare.failed} failed)`
     : ""
