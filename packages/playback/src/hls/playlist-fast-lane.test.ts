@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { createBaseApp, type FastLane, type RunningServer, startServer } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
@@ -89,11 +91,15 @@ for (const build of ["full", "lite"] as const) {
         .then((t) => t.token);
     let viewer: string;
     let narrow: string;
+    let runtime: ReturnType<typeof testRuntime>;
+    let src: string;
+    /** What the origin answers for the media playlist (a test may move the live edge). */
+    let media = MEDIA;
 
     before(async () => {
       origin = createServer((req, res) => {
         const body =
-          req.url === "/master.m3u8" ? MASTER : req.url === "/low/index.m3u8" ? MEDIA : undefined;
+          req.url === "/master.m3u8" ? MASTER : req.url === "/low/index.m3u8" ? media : undefined;
         if (body === undefined) {
           res.writeHead(404).end();
           return;
@@ -102,7 +108,7 @@ for (const build of ["full", "lite"] as const) {
         res.end(body);
       });
       await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
-      const src = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
+      src = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
       const hls = (id: string, extra: Record<string, unknown> = {}) => ({
         id,
         title: id,
@@ -114,7 +120,7 @@ for (const build of ["full", "lite"] as const) {
         play_require_auth: true,
         cors_origins: ["https://app.example"],
       });
-      const runtime = testRuntime(config, { egress, build, signingKey: "fast-lane-test-key" });
+      runtime = testRuntime(config, { egress, build, signingKey: "fast-lane-test-key" });
       const authorizer = createPlaybackAuthorizer({
         requireAuth: true,
         tokens,
@@ -260,6 +266,49 @@ for (const build of ["full", "lite"] as const) {
       assert.match(c, /^http:\/\/b\.example:8002\/v1\/play\/other\/u\//m);
       assert.doesNotMatch(c, /\/play\/news\//);
       assert.equal(again, a);
+    });
+
+    it("keeps no replaced playlist alive through a viewer's remembered answer", async () => {
+      // The grant outlives its viewer in the verified-token cache: what the lane remembers
+      // for it must not hold an old playlist (and every viewer's rendered copy of it).
+      setFlagsFromString("--expose-gc");
+      const gc = runInNewContext("gc") as () => void;
+      const index = await (
+        await fetch(`${plain.url}/v1/play/news/index.m3u8?token=${viewer}`)
+      ).text();
+      const path = index
+        .split("\n")
+        .find((l) => l.includes("/u/"))!
+        .slice(plain.url.length);
+      const channel = runtime.options.catalog.get("news")!;
+      const target = `${src}/low/index.m3u8`;
+      // A viewer who polls once through the lane and leaves: its grant stays cached.
+      const gone = await issue("viewer");
+      const goneMedia = path.replace(viewer, gone);
+      await fetch(`${plain.url}${goneMedia}`).then((r) => r.text());
+      const before = fast;
+      await fetch(`${laned.url}${goneMedia}`).then((r) => r.text());
+      assert.equal(fast - before, 1);
+      const old = new WeakRef(runtime.playlists.peek(channel, target)!.compiled);
+
+      media = MEDIA.replace("SEQUENCE:7", "SEQUENCE:8").replace("seg7.ts", "seg9.ts");
+      try {
+        // Past the cached playlist's lifetime (half the 2 s target duration), a poll starts
+        // the refresh; the next ones get the new playlist.
+        let body = "";
+        for (let i = 0; i < 40 && !body.includes("SEQUENCE:8"); i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          body = await (await fetch(`${laned.url}${path}`)).text();
+        }
+        assert.match(body, /#EXT-X-MEDIA-SEQUENCE:8\n/);
+        for (let i = 0; i < 5 && old.deref() !== undefined; i++) {
+          await new Promise((r) => setImmediate(r));
+          gc();
+        }
+        assert.equal(old.deref(), undefined, "the replaced playlist is still reachable");
+      } finally {
+        media = MEDIA;
+      }
     });
 
     it("takes a credential in Authorization as well as in the query", async () => {

@@ -26,9 +26,8 @@ const UPSTREAM_ROUTE = "/v1/play/:id/u/:upstream";
 /** Characters a query value or path part would need decoding for: left to the app. */
 const ENCODED = /[%+]/;
 
-/** The bytes a grant was last answered, and what they were rendered for. */
+/** The bytes a grant was last answered from one compiled playlist, and what for. */
 interface LastAnswer {
-  readonly compiled: CompiledPlaylist;
   readonly channel: Channel;
   readonly base: string;
   readonly bytes: Buffer;
@@ -68,12 +67,15 @@ export function createPlaylistFastLane(
   const requestId = requestIds(rt.build);
   const { log, observe } = deps;
   /**
-   * Per grant, its last answer: a viewer polls the same playlist of the same channel until
-   * the upstream changes it, and the grant object lives as long as its verified token and
-   * account record (play-auth.ts). A repeat then costs identity checks, not the play
-   * request's strings and the rendered-bytes key built and hashed again.
+   * Per compiled playlist and grant, the grant's last answer from it: a viewer polls the
+   * same playlist of the same channel until the upstream changes it, so a repeat costs two
+   * identity lookups and checks, not the play request's strings and the rendered-bytes key
+   * built and hashed again. Held by the compiled playlist (weakly, per grant), never by the
+   * grant: a grant outlives its viewer in the verified-token cache (up to 10,000 of them,
+   * until `exp`), and holding a compiled playlist from it would keep every viewer's rendered
+   * copy of an old playlist alive with it.
    */
-  const lastAnswers = new WeakMap<PlaybackGrant, LastAnswer>();
+  const lastAnswers = new WeakMap<CompiledPlaylist, WeakMap<PlaybackGrant, LastAnswer>>();
 
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url;
@@ -144,19 +146,18 @@ export function createPlaylistFastLane(
 
     const base = publicBase(rt.options.publicBaseUrl(), `${scheme}://${host}/`, host);
     const compiled = outcome.compiled;
-    const last = lastAnswers.get(checked);
+    let answers = lastAnswers.get(compiled);
+    if (answers === undefined) {
+      answers = new WeakMap();
+      lastAnswers.set(compiled, answers);
+    }
+    const last = answers.get(checked);
     let bytes: Buffer;
-    if (
-      last !== undefined &&
-      last.compiled === compiled &&
-      last.channel === channel &&
-      last.base === base
-    )
-      bytes = last.bytes;
+    if (last !== undefined && last.channel === channel && last.base === base) bytes = last.bytes;
     else {
       const play = playRequestOf(jwtPlayGrantOf(checked), channel, base, undefined);
       bytes = renderedPlaylist(compiled, play.prefix, play.query);
-      lastAnswers.set(checked, { compiled, channel, base, bytes });
+      answers.set(checked, { channel, base, bytes });
     }
     const reqId = requestId(rt.build === "full" ? headerValue(h["x-request-id"]) : undefined);
     const head = directResponseHeaderList(
