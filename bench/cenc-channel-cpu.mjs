@@ -143,6 +143,17 @@ async function until(what, check, ms = 90_000) {
   }
 }
 
+/** A consumer child writing to `dir`: its stderr line count and last 2,000 characters. */
+function watched(child, dir) {
+  track(child);
+  const f = { child, dir, stderrLines: 0, stderr: "" };
+  child.stderr.setEncoding("utf8").on("data", (d) => {
+    f.stderrLines += d.split("\n").filter((l) => l.trim() !== "").length;
+    f.stderr = (f.stderr + d).slice(-2000);
+  });
+  return f;
+}
+
 /** One gateway with N always-on channels and N ffmpegs, on the encrypted or the clear stream. */
 async function startConsumers(n, variant) {
   const clear = variant === "clear";
@@ -174,13 +185,7 @@ async function startConsumers(n, variant) {
     if (!args.ok) throw new Error(args.error);
     if (FFMPEG_LOGLEVEL !== "") args.value[args.value.indexOf("-loglevel") + 1] = FFMPEG_LOGLEVEL;
     const child = spawn("ffmpeg", args.value, { stdio: ["ignore", "ignore", "pipe"] });
-    track(child);
-    const f = { child, dir, stderrLines: 0, stderr: "" };
-    child.stderr.setEncoding("utf8").on("data", (d) => {
-      f.stderrLines += d.split("\n").filter((l) => l.trim() !== "").length;
-      f.stderr = (f.stderr + d).slice(-2000);
-    });
-    return f;
+    return watched(child, dir);
   });
   const floors = NODE_FLOOR
     ? channels.map((_, i) => {
@@ -195,12 +200,7 @@ async function startConsumers(n, variant) {
           ],
           { stdio: ["ignore", "ignore", "pipe"] },
         );
-        track(child);
-        const f = { child, dir, stderr: "" };
-        child.stderr.setEncoding("utf8").on("data", (d) => {
-          f.stderr = (f.stderr + d).slice(-2000);
-        });
-        return f;
+        return watched(child, dir);
       })
     : [];
   return { variant, tag, n, gw, channels, ffmpegs, floors };

@@ -108,23 +108,15 @@ function start(cmd, args, options, ready, pinned = false) {
 }
 
 /**
- * A bare node:http server on the gateway's core, with the gateway's --node-args, answering
- * every request with the bytes of `bodyFile` held in memory, as `type`: the floor of any Node
- * server for the playlist phases and the idle viewers, and for the same-URL segment phases
- * (a Node server that already holds the segment). Its output goes to `outFile` (dropped
- * without --gateway-out).
+ * A Node process on the gateway's core, with the gateway's --node-args, running `script`
+ * (given `PORT`, it listens on 127.0.0.1 and prints "listening"). Its output goes to
+ * `outFile` (dropped without --gateway-out).
  */
-async function startBare(bodyFile, outFile, type = "application/vnd.apple.mpegurl") {
+async function startNodeServer(script, outFile) {
   const port = await freePort();
   const child = await start(
     process.execPath,
-    [
-      ...NODE_ARGS,
-      "-e",
-      `const b = require("fs").readFileSync(${JSON.stringify(bodyFile)});
-require("http").createServer((q, r) => { r.writeHead(200, { "content-type": ${JSON.stringify(type)}, "content-length": b.length }); r.end(b); })
-  .listen(${port}, "127.0.0.1", () => console.log("listening"));`,
-    ],
+    [...NODE_ARGS, "-e", `const PORT = ${port};\n${script}`],
     {},
     (out) => out.includes("listening"),
     true,
@@ -134,18 +126,26 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": ${JS
 }
 
 /**
- * A bare Node proxy on the gateway's core, with the gateway's --node-args: node:http in,
- * node:http with a keep-alive agent out to the origin, the body piped, `Range` passed on.
- * The floor of any Node proxy for the `Range` segment phases (no gateway code).
+ * A bare node:http server answering every request with the bytes of `bodyFile` held in
+ * memory, as `type`: the floor of any Node server for the playlist phases and the idle
+ * viewers, and for the same-URL segment phases (a Node server that already holds the segment).
  */
-async function startBareProxy(originPort) {
-  const port = await freePort();
-  const child = await start(
-    process.execPath,
-    [
-      ...NODE_ARGS,
-      "-e",
-      `const http = require("http");
+function startBare(bodyFile, outFile, type = "application/vnd.apple.mpegurl") {
+  return startNodeServer(
+    `const b = require("fs").readFileSync(${JSON.stringify(bodyFile)});
+require("http").createServer((q, r) => { r.writeHead(200, { "content-type": ${JSON.stringify(type)}, "content-length": b.length }); r.end(b); })
+  .listen(PORT, "127.0.0.1", () => console.log("listening"));`,
+    outFile,
+  );
+}
+
+/**
+ * A bare Node proxy: node:http in, node:http with a keep-alive agent out to the origin, the
+ * body piped, `Range` passed on. The floor of any Node proxy for the `Range` segment phases.
+ */
+function startBareProxy(originPort, outFile) {
+  return startNodeServer(
+    `const http = require("http");
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const pass = ["content-type", "content-length", "content-range", "accept-ranges"];
 http.createServer((q, r) => {
@@ -159,14 +159,19 @@ http.createServer((q, r) => {
   up.on("error", () => r.destroy());
   r.on("close", () => up.destroy());
   up.end();
-}).listen(${port}, "127.0.0.1", () => console.log("listening"));`,
-    ],
-    {},
-    (out) => out.includes("listening"),
-    true,
+}).listen(PORT, "127.0.0.1", () => console.log("listening"));`,
+    outFile,
   );
-  return { child, url: `http://127.0.0.1:${port}` };
 }
+
+/** `start()` run on the first call only; every call gets its one promise. */
+const once = (start) => {
+  let started;
+  return () => {
+    started ??= start();
+    return started;
+  };
+};
 
 /** Writes what `child` prints (stdout and stderr) to `file`; "" drops it. */
 function keepOutput(child, file) {
@@ -499,11 +504,11 @@ end
     };
   };
   /** Started on first use, so an `--only` run without their phases does not start them. */
-  let barePlaylist;
-  const bareServer = async () => {
-    barePlaylist ??= await startBare(liveBody, `${GATEWAY_OUT}.bare-playlist`);
-    return barePlaylist;
-  };
+  const bareServer = once(() => startBare(liveBody, `${GATEWAY_OUT}.bare-playlist`));
+  const bareProxy = once(() => startBareProxy(originPort, `${GATEWAY_OUT}.bare-proxy`));
+  /** A bare server holding the origin's file `name` in memory. */
+  const bareHolding = (name) =>
+    once(() => startBare(join(www, name), `${GATEWAY_OUT}.bare-${name}`, "video/mp2t"));
   /** The same wrk load as the gateway's, against a bare server started on first use. */
   const bareRef = (server, path, connections, headers = [], script = undefined) => ({
     server,
@@ -518,21 +523,7 @@ end
       wrk(`${srv.url}${d.path}`, d.connections, d.headers, d.script, s),
     );
   };
-  const bareMemory = new Map();
-  /** A bare server holding the origin's file `name` in memory. */
-  const bareHolding = (name) => async () => {
-    if (!bareMemory.has(name))
-      bareMemory.set(
-        name,
-        await startBare(join(www, name), `${GATEWAY_OUT}.bare-${name}`, "video/mp2t"),
-      );
-    return bareMemory.get(name);
-  };
-  let bareProxyServer;
-  const bareProxy = async () => {
-    bareProxyServer ??= await startBareProxy(originPort);
-    return bareProxyServer;
-  };
+
   const range = ["Range: bytes=0-"];
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   console.log(
