@@ -99,6 +99,48 @@ describe("segment fan-in", () => {
     assert.equal(fanIn.heldBytes, 0);
   });
 
+  it("hands a viewer everything held so far in one write, not one write per upstream chunk", async () => {
+    const fanIn = createSegmentFanIn({
+      egress,
+      stats: createPlaybackStats(),
+      budgetBytes: 1 << 20,
+      maxEntryBytes: 1 << 20,
+      credentialOrigin: () => base,
+    });
+    const first = fanIn.join(channel, `${base}/seg.ts`);
+    const late = fanIn.join(channel, `${base}/seg.ts`);
+    assert.equal((await first.outcome).kind, "stream");
+    assert.equal((await late.outcome).kind, "stream");
+    const a = sink();
+    first.pipeTo(a.out);
+    assert.ok((await a.done).equals(BODY));
+    // The whole body is held now, in the pieces the upstream socket delivered it in.
+    const batches: number[] = [];
+    const got: Buffer[] = [];
+    const done = new Promise<void>((resolve) => {
+      const w = new Writable({
+        highWaterMark: 16 * 1024,
+        writev(chunks, cb) {
+          batches.push(chunks.length);
+          for (const c of chunks) got.push(c.chunk as Buffer);
+          setImmediate(cb);
+        },
+        write(chunk, _enc, cb) {
+          batches.push(1);
+          got.push(chunk);
+          setImmediate(cb);
+        },
+      });
+      w.on("finish", () => resolve());
+      late.pipeTo(w as unknown as ServerResponse);
+    });
+    await done;
+    assert.ok(Buffer.concat(got).equals(BODY));
+    assert.ok(got.length > 1, "the 300 kB body arrived in more than one piece");
+    assert.deepEqual(batches, [got.length], "every held piece went out in one writev");
+    assert.equal(fanIn.heldBytes, 0);
+  });
+
   it("does not share what would exceed the budget or has no length", async () => {
     const stats = createPlaybackStats();
     const small = createSegmentFanIn({

@@ -55,6 +55,8 @@ interface Shared {
   members: number;
   reserved: number;
   readonly pumps: Set<() => void>;
+  /** A pass over `pumps` is queued for the end of this event-loop turn. */
+  pumpQueued: boolean;
   readonly ac: AbortController;
   handoff: { response: EgressResponse; first: Buffer | undefined } | undefined;
   outcome: Promise<SharedOutcome>;
@@ -82,6 +84,22 @@ export function createSegmentFanIn(deps: {
       held -= s.reserved;
       s.reserved = 0;
     }
+  };
+
+  /**
+   * Viewers are written to once per event-loop turn, not once per upstream chunk: one
+   * socket read hands over up to 32 chunks of 64 KiB in a row, and writing them to a
+   * viewer in one `writev` costs the kernel far less than one `write` per chunk with a
+   * wait for `drain` in between (docs/performance.md, "Segments"). The pass runs before
+   * any timer or new I/O, so no byte waits longer than it did.
+   */
+  const queuePumps = (s: Shared) => {
+    if (s.pumpQueued) return;
+    s.pumpQueued = true;
+    setImmediate(() => {
+      s.pumpQueued = false;
+      for (const pump of s.pumps) pump();
+    });
   };
 
   const drive = async (
@@ -153,7 +171,7 @@ export function createSegmentFanIn(deps: {
     const push = (chunk: Buffer) => {
       deps.stats.bytesIn += chunk.length;
       s.chunks.push(chunk);
-      for (const pump of s.pumps) pump();
+      queuePumps(s);
     };
     if (first !== undefined) push(first);
     let settled = false;
@@ -163,7 +181,7 @@ export function createSegmentFanIn(deps: {
       if (failed) s.failed = true;
       else s.done = true;
       if (inflight.get(key) === s) inflight.delete(key);
-      for (const pump of s.pumps) pump();
+      queuePumps(s);
       release(s);
     };
     r.body.on("data", push);
@@ -186,6 +204,7 @@ export function createSegmentFanIn(deps: {
           members: 0,
           reserved: 0,
           pumps: new Set(),
+          pumpQueued: false,
           ac: new AbortController(),
           handoff: undefined,
           outcome: Promise.resolve({ kind: "solo" }),
@@ -231,10 +250,19 @@ export function createSegmentFanIn(deps: {
           let waiting = false;
           pump = () => {
             if (waiting || left) return;
-            while (next < shared.chunks.length) {
-              const chunk = shared.chunks[next++]!;
-              deps.stats.bytesOut += chunk.length;
-              if (!out.write(chunk)) {
+            const held = shared.chunks.length;
+            if (next < held) {
+              // Every chunk held so far goes out in one `writev`; they are the shared
+              // body's own buffers, so queueing them past the high-water mark adds no memory.
+              let room = true;
+              out.cork();
+              while (next < held) {
+                const chunk = shared.chunks[next++]!;
+                deps.stats.bytesOut += chunk.length;
+                room = out.write(chunk);
+              }
+              out.uncork();
+              if (!room) {
                 waiting = true;
                 out.once("drain", () => {
                   waiting = false;
