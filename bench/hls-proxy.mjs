@@ -140,8 +140,11 @@ require("http").createServer((q, r) => { r.writeHead(200, { "content-type": ${JS
 }
 
 /**
- * A bare Node proxy: node:http in, node:http with a keep-alive agent out to the origin, the
- * body piped, `Range` passed on. The floor of any Node proxy for the `Range` segment phases.
+ * A bare Node proxy: node:http in, node:http with a keep-alive agent out to the origin,
+ * `Range` passed on, the body relayed the way the gateway's `pipeBody` does it (every chunk
+ * that arrived in one event-loop turn in one corked write; the upstream paused while the
+ * client's socket is full), which costs less than `pipe`'s write per chunk. The floor of any
+ * Node proxy for the `Range` segment phases.
  */
 function startBareProxy(originPort, outFile) {
   return startNodeServer(
@@ -154,7 +157,20 @@ http.createServer((q, r) => {
     const h = {};
     for (const k of pass) if (u.headers[k] !== undefined) h[k] = u.headers[k];
     r.writeHead(u.statusCode, h);
-    u.pipe(r);
+    const pending = [];
+    let queued = false;
+    const flush = () => {
+      queued = false;
+      if (pending.length === 0 || r.destroyed) return;
+      let room = true;
+      r.cork();
+      for (const c of pending) room = r.write(c);
+      pending.length = 0;
+      r.uncork();
+      if (!room) { u.pause(); r.once("drain", () => u.resume()); }
+    };
+    u.on("data", (c) => { pending.push(c); if (!queued) { queued = true; setImmediate(flush); } });
+    u.on("end", () => { flush(); r.end(); });
   });
   up.on("error", () => r.destroy());
   r.on("close", () => up.destroy());
