@@ -5,7 +5,7 @@
 // separate nginx serving static files), under the same load generator (wrk). Loopback only.
 //
 //   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
-//                                             [--only <phase substring>] [--cpu N] [--keep]
+//                                             [--only <phase substring>[|<another>]] [--cpu N] [--keep]
 //                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
 //                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
 //                                             [--idle-pattern burst|spread] [--wrk-out FILE]
@@ -41,7 +41,9 @@ const arg = (name, fallback) => {
 const DURATION = Number(arg("duration", "10"));
 const TOKENS = Number(arg("tokens", "200"));
 const VIEWERS = Number(arg("viewers", "1000"));
-const ONLY = arg("only", "");
+/** Phases whose name contains any of the `|`-separated texts (all phases when empty). */
+const ONLY = arg("only", "").split("|");
+const selected = (name) => ONLY.some((text) => name.includes(text));
 /**
  * How the idle viewers' polls fall within each second: `burst` (all VIEWERS at the same
  * instant, the worst case for the heap) or `spread` (viewer i polls at i/VIEWERS of every
@@ -70,10 +72,18 @@ const GATEWAY_OUT = arg("gateway-out", "");
 const WRK_OUT = arg("wrk-out", "");
 /** The gateway's log level; "info" writes one access-log line per request (with --gateway-out). */
 const LOG_LEVEL = arg("log-level", "warn");
-/** Extra node flags for the gateway, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc". */
-const NODE_ARGS = arg("node-args", "")
-  .split(" ")
-  .filter((a) => a !== "");
+/**
+ * Node flags for the gateway and the bare Node references: the ones every launcher gives the
+ * gateway (scripts/gateway-node-flags.json, docs/deploy.md "Node flags"), then --node-args,
+ * e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc" (a later flag wins, so
+ * "--memory-reducer" measures without the launchers' "--no-memory-reducer").
+ */
+const NODE_ARGS = [
+  ...JSON.parse(readFileSync(join(root, "scripts", "gateway-node-flags.json"), "utf8")),
+  ...arg("node-args", "")
+    .split(" ")
+    .filter((a) => a !== ""),
+];
 const work = mkdtempSync(join(tmpdir(), "svc-bench-hls-"));
 const children = [];
 
@@ -510,7 +520,7 @@ end
    * same-URL segment phases one holding the segment in memory.
    */
   const phase = async (name, a, b, c = undefined, d = undefined) => {
-    if (!name.includes(ONLY)) return;
+    if (!selected(name)) return;
     process.stdout.write(`  ${name} …\n`);
     results[name] = {
       gateway: await measured(gateway.pid, a),
@@ -598,7 +608,7 @@ end
   // playlist once a second for 10 s (the figure an operator sees: RSS after minus before);
   // then the same pollers against a bare node:http server answering the same playlist bytes,
   // the floor of any Node server for this load.
-  const idle = `${VIEWERS} idle keep-alive viewers`.includes(ONLY);
+  const idle = selected(`${VIEWERS} idle keep-alive viewers`);
   const pollIdle = async (pid, urlOf) => {
     await new Promise((r) => setTimeout(r, 3000));
     const before = rssMiB(pid);

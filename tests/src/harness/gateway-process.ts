@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -26,6 +26,11 @@ const running = new Set<ChildProcessWithoutNullStreams>();
 process.once("exit", () => {
   for (const proc of running) proc.kill("SIGKILL");
 });
+
+/** The node flags every launcher gives the gateway (docs/deploy.md, "Node flags"). */
+export const GATEWAY_NODE_FLAGS: readonly string[] = JSON.parse(
+  readFileSync(join(repoRoot, "scripts", "gateway-node-flags.json"), "utf8"),
+);
 
 export function binaryPath(build: Build): string {
   return join(repoRoot, "apps", `gateway-${build}`, "dist", "main.js");
@@ -63,7 +68,13 @@ export async function startGateway(
   // The PostgreSQL pass (SVC_TEST_STORAGE=postgres): a database for this dir, and the identity cluster mode needs.
   const prepared = await withTestStorage(build, { ...config, server }, options.env ?? {}, dir);
   writeFileSync(configPath, stringify(prepared.config));
-  const argv = [...(options.nodeArgs ?? []), binaryPath(build), "--config", configPath];
+  const argv = [
+    ...GATEWAY_NODE_FLAGS,
+    ...(options.nodeArgs ?? []),
+    binaryPath(build),
+    "--config",
+    configPath,
+  ];
   const proc = spawn(process.execPath, argv, {
     env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...prepared.env },
     stdio: ["pipe", "pipe", "pipe"],
