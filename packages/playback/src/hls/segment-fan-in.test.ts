@@ -71,16 +71,19 @@ describe("segment fan-in", () => {
     timeouts: { connectMs: 1000, firstByteMs: 2000, idleMs: 2000 },
   });
   after(() => egress.close());
-
-  it("serves identical concurrent requests from one upstream fetch and then frees the memory", async () => {
-    const stats = createPlaybackStats();
-    const fanIn = createSegmentFanIn({
+  /** A fan-in on the loopback origin: bodies up to 1 MiB shared, within `budgetBytes` (1 MiB). */
+  const fanInOf = (stats = createPlaybackStats(), budgetBytes = 1 << 20) =>
+    createSegmentFanIn({
       egress,
       stats,
-      budgetBytes: 1 << 20,
+      budgetBytes,
       maxEntryBytes: 1 << 20,
       credentialOrigin: () => base,
     });
+
+  it("serves identical concurrent requests from one upstream fetch and then frees the memory", async () => {
+    const stats = createPlaybackStats();
+    const fanIn = fanInOf(stats);
     const before = hits;
     const subs = Array.from({ length: 5 }, () => fanIn.join(channel, `${base}/seg.ts`));
     const bodies = await Promise.all(
@@ -100,13 +103,7 @@ describe("segment fan-in", () => {
   });
 
   it("hands a viewer everything held so far in one write, not one write per upstream chunk", async () => {
-    const fanIn = createSegmentFanIn({
-      egress,
-      stats: createPlaybackStats(),
-      budgetBytes: 1 << 20,
-      maxEntryBytes: 1 << 20,
-      credentialOrigin: () => base,
-    });
+    const fanIn = fanInOf();
     const first = fanIn.join(channel, `${base}/seg.ts`);
     const late = fanIn.join(channel, `${base}/seg.ts`);
     assert.equal((await first.outcome).kind, "stream");
@@ -143,13 +140,7 @@ describe("segment fan-in", () => {
 
   it("does not share what would exceed the budget or has no length", async () => {
     const stats = createPlaybackStats();
-    const small = createSegmentFanIn({
-      egress,
-      stats,
-      budgetBytes: 100_000,
-      maxEntryBytes: 1 << 20,
-      credentialOrigin: () => base,
-    });
+    const small = fanInOf(stats, 100_000);
     const a = small.join(channel, `${base}/big.ts`);
     assert.equal((await a.outcome).kind, "solo");
     const taken = a.take();
@@ -157,13 +148,7 @@ describe("segment fan-in", () => {
     assert.equal(a.take(), undefined, "the upstream answer goes to one caller only");
     taken.response.body.destroy();
     a.leave();
-    const fanIn = createSegmentFanIn({
-      egress,
-      stats,
-      budgetBytes: 1 << 20,
-      maxEntryBytes: 1 << 20,
-      credentialOrigin: () => base,
-    });
+    const fanIn = fanInOf(stats);
     const b = fanIn.join(channel, `${base}/chunked`);
     assert.equal((await b.outcome).kind, "solo");
     b.take()?.response.body.destroy();
@@ -172,13 +157,7 @@ describe("segment fan-in", () => {
   });
 
   it("aborts the upstream fetch when its last viewer leaves", async () => {
-    const fanIn = createSegmentFanIn({
-      egress,
-      stats: createPlaybackStats(),
-      budgetBytes: 1 << 20,
-      maxEntryBytes: 1 << 20,
-      credentialOrigin: () => base,
-    });
+    const fanIn = fanInOf();
     const before = aborted;
     const subs = [fanIn.join(channel, `${base}/endless`), fanIn.join(channel, `${base}/endless`)];
     for (const s of subs) assert.equal((await s.outcome).kind, "stream");
