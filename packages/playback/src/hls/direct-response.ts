@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { AppEnv, Build } from "@svc/core/http";
 import { directResponseHeaderList } from "@svc/core/http";
 import type { Context } from "hono";
@@ -76,6 +76,22 @@ export function sendBytes(
 }
 
 /**
+ * Writes `chunks[from..]` to `out` in one corked `writev`; false when `out` is over its
+ * high-water mark and the caller should wait for `drain`. One `writev` for the chunks of
+ * an event-loop turn costs the kernel far less per byte than a `write` per 64 KiB chunk
+ * with a wait for `drain` in between (docs/performance.md, "Segments"). The chunks are
+ * queued, not copied, so writing past the high-water mark holds nothing the caller does
+ * not hold already.
+ */
+export function writeCorked(out: Writable, chunks: readonly Buffer[], from = 0): boolean {
+  let room = true;
+  out.cork();
+  for (let i = from; i < chunks.length; i++) room = out.write(chunks[i]);
+  out.uncork();
+  return room;
+}
+
+/**
  * Pipes `body` (after `first`, a chunk already read from it) to the client.
  * A client that goes away destroys the upstream body at once (the upstream request
  * is aborted); an upstream failure mid-body cuts the client off and is counted.
@@ -84,10 +100,9 @@ export function sendBytes(
  * every pipe — a `DOMException` with a stack trace per request, 4-5 % of a 200 KiB
  * segment answer's CPU — and not `Readable.pipe`, which writes each upstream chunk
  * on its own: the chunks that arrive in one event-loop turn (one socket read hands
- * over up to 32 of 64 KiB) go to the client in one corked `writev`, which costs the
- * kernel far less per byte than a `write` per chunk (docs/performance.md, "Segments").
- * The upstream is paused while the client's socket is over its high-water mark, so
- * what is held is at most one turn's reads.
+ * over up to 32 of 64 KiB) go to the client together (`writeCorked`). The upstream is
+ * paused while the client's socket is over its high-water mark, so what is held is at
+ * most one turn's reads.
  */
 export function pipeBody(
   c: Context<AppEnv>,
@@ -112,11 +127,8 @@ export function pipeBody(
     const flush = () => {
       queued = false;
       if (pending.length === 0 || out.destroyed) return;
-      let room = true;
-      out.cork();
-      for (const chunk of pending) room = out.write(chunk);
+      const room = writeCorked(out, pending);
       pending.length = 0;
-      out.uncork();
       if (!room) {
         body.pause();
         out.once("drain", resume);

@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { Channel } from "@svc/core/catalog";
 import type { Egress, EgressResponse } from "@svc/core/egress";
 import type { PlaybackStats } from "../playback-stats.js";
-import { readFirstChunk } from "./direct-response.js";
+import { readFirstChunk, writeCorked } from "./direct-response.js";
 import { looksLikePlaylist } from "./playlist-rewriter.js";
 import {
   channelRequestHeaders,
@@ -88,10 +88,9 @@ export function createSegmentFanIn(deps: {
 
   /**
    * Viewers are written to once per event-loop turn, not once per upstream chunk: one
-   * socket read hands over up to 32 chunks of 64 KiB in a row, and writing them to a
-   * viewer in one `writev` costs the kernel far less than one `write` per chunk with a
-   * wait for `drain` in between (docs/performance.md, "Segments"). The pass runs before
-   * any timer or new I/O, so no byte waits longer than it did.
+   * socket read hands over up to 32 chunks of 64 KiB in a row, and each viewer gets all
+   * it has not had yet in one `writeCorked`. The pass runs before any timer or new I/O,
+   * so no byte waits longer than it did.
    */
   const queuePumps = (s: Shared) => {
     if (s.pumpQueued) return;
@@ -250,18 +249,12 @@ export function createSegmentFanIn(deps: {
           let waiting = false;
           pump = () => {
             if (waiting || left) return;
-            const held = shared.chunks.length;
-            if (next < held) {
-              // Every chunk held so far goes out in one `writev`; they are the shared
-              // body's own buffers, so queueing them past the high-water mark adds no memory.
-              let room = true;
-              out.cork();
-              while (next < held) {
-                const chunk = shared.chunks[next++]!;
-                deps.stats.bytesOut += chunk.length;
-                room = out.write(chunk);
-              }
-              out.uncork();
+            if (next < shared.chunks.length) {
+              // The shared body's own buffers: queueing them past the high-water mark adds no memory.
+              for (let i = next; i < shared.chunks.length; i++)
+                deps.stats.bytesOut += shared.chunks[i]!.length;
+              const room = writeCorked(out, shared.chunks, next);
+              next = shared.chunks.length;
               if (!room) {
                 waiting = true;
                 out.once("drain", () => {
