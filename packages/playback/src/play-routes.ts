@@ -7,6 +7,7 @@ import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { serveUpstream } from "./hls/upstream-proxy.js";
+import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
 import { playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
@@ -185,10 +186,11 @@ export function createPlayRoutes(
     const id = c.req.param("id");
     const { request: req } = await admit(c, id, "media");
     // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
-    const target = rt.signer.verify(id, c.req.param("upstream"), c.req.query("sig"));
+    const upstream = c.req.param("upstream");
+    const target = rt.signer.verify(id, upstream, c.req.query("sig"));
     if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
     return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
-      serveUpstream(c, rt, req, target),
+      serveUpstream(c, rt, req, target, signedExtension(upstream)),
     );
   });
 

@@ -18,7 +18,7 @@ import { PLAYLIST_CONTENT_TYPE, UPSTREAM_PLAYLIST_EXTENSIONS } from "./playlist-
 import type { CompiledPlaylist } from "./playlist-rewriter.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
 import { UPSTREAM_CSP } from "./upstream-headers.js";
-import { targetExtension } from "./upstream-signer.js";
+import { signedExtension } from "./upstream-signer.js";
 
 const MOUNT = "/v1/play/";
 const INDEX_ROUTE = "/v1/play/:id/index.m3u8";
@@ -125,10 +125,13 @@ export function createPlaylistFastLane(
     let target: string | undefined;
     if (rest === "index.m3u8" && sig === undefined) route = INDEX_ROUTE;
     else if (rest.startsWith("u/") && sig !== undefined && rest.indexOf("/", 2) === -1) {
+      // Media (`.ts`, `.m4s`, …) is the app's: told from the path, before the HMAC, since
+      // a verified target has the path's extension (the app verifies it once, not twice).
+      const upstream = rest.slice(2);
+      if (!UPSTREAM_PLAYLIST_EXTENSIONS.has(signedExtension(upstream))) return false;
       route = UPSTREAM_ROUTE;
-      target = rt.signer.verify(id, rest.slice(2), sig);
-      if (target === undefined || !UPSTREAM_PLAYLIST_EXTENSIONS.has(targetExtension(target)))
-        return false;
+      target = rt.signer.verify(id, upstream, sig);
+      if (target === undefined) return false;
     } else return false;
 
     const checked = deps.authorizer.authorizeCached(token, authorization);

@@ -20,10 +20,10 @@ import {
   keptResponseHeaders,
   PASSTHROUGH_STATUSES,
 } from "./upstream-headers.js";
-import { targetExtension } from "./upstream-signer.js";
 
 /**
- * `GET …/u/{upstream}` after the signature check (spec "Playback" 3). Playlists
+ * `GET …/u/{upstream}` after the signature check (spec "Playback" 3); `extension` is the
+ * verified target's (`signedExtension` of the path segment). Playlists
  * go through the shared playlist source and are rewritten; everything else is
  * streamed, never held whole: shared with identical concurrent requests when it
  * fits the fan-in budget, else piped straight through.
@@ -33,9 +33,10 @@ export async function serveUpstream(
   rt: PlaybackRuntime,
   req: PlayRequest,
   target: string,
+  extension: string,
 ): Promise<Response> {
   const directives = llHlsDirectives((n) => c.req.query(n));
-  if (directives !== "" || UPSTREAM_PLAYLIST_EXTENSIONS.has(targetExtension(target))) {
+  if (directives !== "" || UPSTREAM_PLAYLIST_EXTENSIONS.has(extension)) {
     const outcome = await rt.playlists.getLive(req.channel, target, directives);
     if (outcome.kind === "playlist")
       return playlistResponse(c, req, outcome.compiled, rt.stats, rt, SANDBOXED);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createUpstreamSigner, targetExtension } from "./upstream-signer.js";
+import { createUpstreamSigner, signedExtension, targetExtension } from "./upstream-signer.js";
 
 const signer = createUpstreamSigner(Buffer.from("test-key-0123456789"));
 const other = createUpstreamSigner(Buffer.from("another-key"));
@@ -26,6 +26,8 @@ describe("upstream signer", () => {
       const { segment, sig } = split(signed);
       assert.ok(segment.endsWith(targetExtension(target)));
       assert.equal(signer.verify("ch1", segment, sig), target);
+      // What the routes read instead of parsing the verified target again.
+      assert.equal(signedExtension(segment), targetExtension(target));
     });
   }
 

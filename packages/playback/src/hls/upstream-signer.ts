@@ -23,6 +23,16 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 /** Longest target accepted back from a client; signed URLs are never longer. */
 const MAX_TARGET_CHARS = 8192;
 
+/**
+ * The extension part of a `u/{upstream}` path segment (`.ts`, `.m3u8`), or "". For a
+ * segment that `verify` accepted it is the target's own extension (`verify` refuses any
+ * other), so a caller holding a verified target reads it here without parsing the URL.
+ */
+export function signedExtension(segment: string): string {
+  const dot = segment.indexOf(".");
+  return dot === -1 ? "" : segment.slice(dot);
+}
+
 /** The target path's extension with its dot (`.ts`, `.m3u8`), or "". */
 export function targetExtension(target: string): string {
   let path: string;
@@ -47,8 +57,8 @@ export function createUpstreamSigner(key: Buffer): UpstreamSigner {
     verify(channelId, segment, sig) {
       if (sig === undefined || !B64URL.test(sig) || segment.length > MAX_TARGET_CHARS * 2)
         return undefined;
-      const dot = segment.indexOf(".");
-      const encoded = dot === -1 ? segment : segment.slice(0, dot);
+      const extension = signedExtension(segment);
+      const encoded = segment.slice(0, segment.length - extension.length);
       if (!B64URL.test(encoded)) return undefined;
       const target = Buffer.from(encoded, "base64url").toString("utf8");
       // Re-encoding must give the same text: rejects padding, stray bits and bad UTF-8.
@@ -58,7 +68,7 @@ export function createUpstreamSigner(key: Buffer): UpstreamSigner {
       const given = Buffer.from(sig, "latin1");
       const equal = given.length === expected.length && timingSafeEqual(given, expected);
       if (!equal) return undefined;
-      if ((dot === -1 ? "" : segment.slice(dot)) !== targetExtension(target)) return undefined;
+      if (extension !== targetExtension(target)) return undefined;
       return target;
     },
   };
