@@ -86,6 +86,33 @@ export interface MediaPlaylistFacts {
   readonly canSkipUntil?: number;
 }
 
+/**
+ * The text of each part's EXT-X-PART line and of each segment's EXTINF and URI, formatted
+ * once per object: published parts and segments are immutable, and a caller that passes the
+ * same objects to every render of a live window (`RenditionWindow` does) has only the new
+ * ones formatted, not the whole window again for each new part.
+ */
+const partLines = new WeakMap<PublishedPart, string>();
+const segmentLines = new WeakMap<PublishedSegment, string>();
+
+function partLine(p: PublishedPart): string {
+  let line = partLines.get(p);
+  if (line === undefined) {
+    line = `#EXT-X-PART:DURATION=${formatSeconds(p.durationSec)},URI=${quoted(p.uri)}${p.independent ? ",INDEPENDENT=YES" : ""}`;
+    partLines.set(p, line);
+  }
+  return line;
+}
+
+function segmentLine(s: PublishedSegment): string {
+  let line = segmentLines.get(s);
+  if (line === undefined) {
+    line = `#EXTINF:${formatSeconds(s.durationSec)},\n${s.uri}`;
+    segmentLines.set(s, line);
+  }
+  return line;
+}
+
 /** Render a media playlist; see {@link renderMediaPlaylistWithFacts} for the rules applied. */
 export function renderMediaPlaylist(
   input: MediaPlaylistInput,
@@ -172,11 +199,7 @@ export function renderMediaPlaylistWithFacts(
   const emitParts = (parts: readonly PublishedPart[], segmentStart: number): void => {
     let ps = segmentStart;
     for (const p of parts) {
-      if (playlistEnd - ps <= partWindow + 1e-6) {
-        const attrs = [`DURATION=${formatSeconds(p.durationSec)}`, `URI=${quoted(p.uri)}`];
-        if (p.independent) attrs.push("INDEPENDENT=YES");
-        lines.push(`#EXT-X-PART:${attrs.join(",")}`);
-      }
+      if (playlistEnd - ps <= partWindow + 1e-6) lines.push(partLine(p));
       ps += p.durationSec;
     }
   };
@@ -200,7 +223,7 @@ export function renderMediaPlaylistWithFacts(
     if (!s) continue;
     emitSegmentTags(s.discontinuity ?? false, s.mapUri ?? input.mapUri, s.programDateTimeMs);
     if (ll && s.parts) emitParts(s.parts, starts[i] ?? 0);
-    lines.push(`#EXTINF:${formatSeconds(s.durationSec)},`, s.uri);
+    lines.push(segmentLine(s));
   }
   if (ll && pending.length > 0) {
     emitSegmentTags(ll.pendingDiscontinuity ?? false, ll.pendingMapUri ?? input.mapUri, undefined);

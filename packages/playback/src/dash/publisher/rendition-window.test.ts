@@ -27,6 +27,49 @@ function windowWith(segments: number, maxSegments = 10): RenditionWindow {
 }
 
 describe("RenditionWindow", () => {
+  it("renders the same bytes whether its segments and parts were formatted before or not", () => {
+    // One window rendered after every step (each object's lines formatted once and kept),
+    // against a new window replaying the same steps and rendering once, at every step: the
+    // part window slides, segments leave the window, a discontinuity and a new map come.
+    type Step = (w: RenditionWindow) => void;
+    const steps: Step[] = [];
+    for (let msn = 0; msn < 9; msn++) {
+      const discontinuity = msn === 5;
+      steps.push((w) => {
+        if (discontinuity) w.setMap(1, Buffer.from("init2"));
+        w.begin(msn, discontinuity, discontinuity || msn > 5 ? 1 : 0, 2);
+      });
+      for (let i = 0; i < 4; i++) steps.push((w) => w.addPart(part(msn + i + 1, i === 0)));
+      steps.push((w) =>
+        w.complete(discontinuity || msn > 5 ? 1 : 0, 1_700_000_000_000 + msn * 2000),
+      );
+    }
+    const fresh = () => {
+      const w = new RenditionWindow({
+        name: "v0",
+        generation: "g1",
+        maxSegments: 4,
+        targetDurationSec: 2,
+      });
+      w.setMap(0, Buffer.from("init"));
+      w.partTargetSec = 0.5;
+      return w;
+    };
+    const kept = fresh();
+    steps.forEach((step, n) => {
+      step(kept);
+      const replayed = fresh();
+      for (const s of steps.slice(0, n + 1)) s(replayed);
+      const reports = [{ uri: "a0.m3u8", lastMsn: n, lastPart: 0 }];
+      for (const skip of [undefined, "YES"] as const)
+        assert.equal(
+          kept.render(skip, reports),
+          replayed.render(skip, reports),
+          `step ${n} ${skip ?? ""}`,
+        );
+    });
+  });
+
   it("renders an LL-HLS playlist with parts, the pending segment and a preload hint", () => {
     const w = windowWith(3);
     w.begin(13, false, 0);

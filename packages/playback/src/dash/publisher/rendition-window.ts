@@ -78,6 +78,13 @@ export class RenditionWindow {
   private growListeners = new Set<() => void>();
   private readonly opts: RenditionWindowOptions;
   private cache = new Map<string, string>();
+  /**
+   * What each segment and part is published as, made once per object: the renderer formats
+   * an object's lines once (media-playlist.ts), so a render after a new part formats that
+   * part, not the whole window.
+   */
+  private published = new WeakMap<WindowSegment, PublishedSegment>();
+  private publishedPart = new WeakMap<WindowPart, PublishedPart>();
 
   constructor(opts: RenditionWindowOptions) {
     this.opts = opts;
@@ -247,15 +254,7 @@ export class RenditionWindow {
     const key = `${skip ?? ""}|${reports.map((r) => `${r.uri}:${r.lastMsn}:${r.lastPart}`).join()}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) return hit;
-    const segments: PublishedSegment[] = this.segments.map((s) => ({
-      msn: s.msn,
-      durationSec: s.durationSec,
-      uri: this.uri("segment", s.msn),
-      discontinuity: s.discontinuity,
-      mapUri: this.uri("map", s.mapIndex),
-      ...(s.programDateTimeMs === undefined ? {} : { programDateTimeMs: s.programDateTimeMs }),
-      ...(this.partTargetSec === undefined ? {} : { parts: this.publishedParts(s.msn, s.parts) }),
-    }));
+    const segments = this.segments.map((s) => this.publishedSegment(s));
     const firstMap = this.segments[0]?.mapIndex ?? this.pending?.mapIndex ?? 0;
     const input: MediaPlaylistInput = {
       targetDurationSec: this.opts.targetDurationSec,
@@ -270,12 +269,37 @@ export class RenditionWindow {
     return text;
   }
 
+  private publishedSegment(s: WindowSegment): PublishedSegment {
+    let out = this.published.get(s);
+    // Made again only if it was made before the packaging mode listed parts (set once).
+    if (out === undefined || (out.parts === undefined) !== (this.partTargetSec === undefined)) {
+      out = {
+        msn: s.msn,
+        durationSec: s.durationSec,
+        uri: this.uri("segment", s.msn),
+        discontinuity: s.discontinuity,
+        mapUri: this.uri("map", s.mapIndex),
+        ...(s.programDateTimeMs === undefined ? {} : { programDateTimeMs: s.programDateTimeMs }),
+        ...(this.partTargetSec === undefined ? {} : { parts: this.publishedParts(s.msn, s.parts) }),
+      };
+      this.published.set(s, out);
+    }
+    return out;
+  }
+
   private publishedParts(msn: number, parts: readonly WindowPart[]): PublishedPart[] {
-    return parts.map((p, i) => ({
-      durationSec: p.durationSec,
-      uri: this.uri("part", msn, i),
-      independent: p.independent,
-    }));
+    return parts.map((p, i) => {
+      let out = this.publishedPart.get(p);
+      if (out === undefined) {
+        out = {
+          durationSec: p.durationSec,
+          uri: this.uri("part", msn, i),
+          independent: p.independent,
+        };
+        this.publishedPart.set(p, out);
+      }
+      return out;
+    });
   }
 
   /**
