@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { hashPassword } from "../packages/core/dist/auth/passwords.js";
 import { createSessionTokens } from "../packages/core/dist/auth/session-tokens.js";
+import { GATEWAY_NODE_FLAGS } from "../tests/dist/harness/gateway-process.js";
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -79,7 +80,7 @@ const LOG_LEVEL = arg("log-level", "warn");
  * "--memory-reducer" measures without the launchers' "--no-memory-reducer").
  */
 const NODE_ARGS = [
-  ...JSON.parse(readFileSync(join(root, "scripts", "gateway-node-flags.json"), "utf8")),
+  ...GATEWAY_NODE_FLAGS,
   ...arg("node-args", "")
     .split(" ")
     .filter((a) => a !== ""),
