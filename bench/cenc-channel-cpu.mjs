@@ -9,7 +9,7 @@
  *   node bench/cenc-channel-cpu.mjs [--seconds 40] [--warmup 10] [--channels 1,4,8]
  *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
  *     [--ffmpeg-loglevel error] [--no-low-latency] [--variants cenc,clear] [--viewer]
- *     [--cpu-prof DIR] [--node-args "FLAGS"] [--node-floor]
+ *     [--cpu-prof DIR] [--node-args "FLAGS"] [--node-floor] [--gateway-out FILE]
  *
  * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
  * figure is the whole Node process; an idle gateway with no channel runs through the whole
@@ -17,15 +17,26 @@
  * `--clear-control` runs, in the same windows, a second gateway and N more ffmpegs on the same
  * media served in the clear: the difference is what decryption costs each engine.
  * `--variants clear` measures the clear stream alone (the packager without decryption).
- * `--viewer`: during the window one LL-HLS viewer per gateway channel follows its video and
- * audio playlists part by part (`ll-hls-viewer.mjs`): the channel is packaged and played.
+ * `--viewer`: from the start of the warm-up, one LL-HLS viewer per gateway channel follows its
+ * video and audio playlists part by part (`ll-hls-viewer.mjs`): the channel is packaged and
+ * played; the window measures it played, after the viewer's own start.
  * `--cpu-prof DIR`: the measured gateways run with `node --cpu-prof` (profiles in DIR).
+ * `--gateway-out FILE`: what each measured gateway printed (stdout, then stderr), written to
+ * FILE.<variant> when its phase stops it; with `--node-args "--trace-gc"`, its collections.
  * `--node-floor`: per channel also one `dash-node-floor.mjs`, the least a Node process does to
  * move the channel from the origin to disk (what ffmpeg does here), measured in the same
  * windows: a lower bound for any Node packager of the channel.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,6 +77,7 @@ const VARIANTS = arg(
 const VIEWER = process.argv.includes("--viewer");
 const NODE_FLOOR = process.argv.includes("--node-floor");
 const CPU_PROF = arg("cpu-prof", "");
+const GATEWAY_OUT = arg("gateway-out", "");
 /** Extra node flags for the measured gateways, e.g. "--max-semi-space-size=1". */
 const NODE_ARGS = arg("node-args", "")
   .split(" ")
@@ -267,6 +279,8 @@ async function measureSet(set, i, before, after, wall, loop) {
     parts += checked.parts ? 1 : 0;
     gwChecks.push(...checked.renditions);
   }
+  if (GATEWAY_OUT !== "")
+    writeFileSync(`${GATEWAY_OUT}.${set.variant}`, `${set.gw.stdout()}\n${set.gw.stderr()}`);
   const gwLog = `${set.gw.stdout()}\n${set.gw.stderr()}`
     .split("\n")
     .filter((l) => /"level":(40|50|60)/.test(l));
@@ -331,21 +345,27 @@ async function phase(n, loop, idle) {
   try {
     for (const v of VARIANTS) sets.push(await startConsumers(n, v));
     for (const s of sets) await waitUntilPublishing(s);
-    await sleep(WARMUP * 1000);
+    // The viewers start with the warm-up: the window measures a channel that is played,
+    // not the first seconds of its viewer (new connections, the serving code compiled).
     const viewers = [];
     if (VIEWER)
       for (const s of sets)
         for (const c of s.channels)
           for (const url of (await channelPlaylists(s.gw, c.id)).slice(0, 2))
             viewers.push(followLlHls(url));
+    await sleep(WARMUP * 1000);
+    const watchedBefore = viewers.map((v) => ({ ...v.stats }));
     const before = snapshot(sets, idle);
     await sleep(SECONDS * 1000);
     const after = snapshot(sets, idle);
-    const watched = await Promise.all(viewers.map((v) => v.stop()));
-    if (VIEWER)
+    await Promise.all(viewers.map((v) => v.stop()));
+    if (VIEWER) {
+      const inWindow = (key) =>
+        viewers.reduce((n, v, i) => n + v.stats[key] - watchedBefore[i][key], 0);
       process.stdout.write(
-        `viewers: ${watched.length} playlists followed, ${watched.reduce((n, v) => n + v.parts, 0)} parts fetched, ${watched.reduce((n, v) => n + v.reloads, 0)} blocking reloads, ${watched.reduce((n, v) => n + v.errors, 0)} errors\n`,
+        `viewers (in the window): ${viewers.length} playlists followed, ${inWindow("parts")} parts fetched, ${inWindow("reloads")} blocking reloads, ${inWindow("errors")} errors\n`,
       );
+    }
     const wall = (after.at - before.at) / 1000;
     const host = after.host.map((v, i) => v - before.host[i]);
     const hostTotal = host.reduce((x, y) => x + y, 0);

@@ -156,7 +156,12 @@ export async function composeFull(
     ...(cluster === undefined ? {} : { ownership: cluster.ownership }),
   });
   sessions = manager;
-  const dashIngress = createDashLocalIngress({ sessions: manager, stats: () => playback.stats });
+  const dashIngress = createDashLocalIngress({
+    sessions: manager,
+    build: "full",
+    withCors: config.security.cors_origins.length > 0,
+    stats: () => playback.stats,
+  });
   const playback = createPlaybackRuntime({
     config,
     catalog: ctx.channels,

@@ -99,7 +99,12 @@ export async function composeLite({
     build: "lite",
     signingKey: resolveUrlSigningKey(config, "lite"),
     publicBaseUrl: () => config.server.public_base_url,
-    localIngress: createDashLocalIngress({ sessions, stats: () => playback.stats }),
+    localIngress: createDashLocalIngress({
+      sessions,
+      build: "lite",
+      withCors: config.security.cors_origins.length > 0,
+      stats: () => playback.stats,
+    }),
   });
   app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
   return {

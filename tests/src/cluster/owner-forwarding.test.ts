@@ -130,7 +130,12 @@ async function startInstance(config: GatewayConfig, pool: pg.Pool): Promise<Inst
     signingKey,
     publicBaseUrl: () => "",
     localIngress: cluster.ingress(
-      createDashLocalIngress({ sessions: manager, stats: () => runtime.stats }),
+      createDashLocalIngress({
+        sessions: manager,
+        build: "full",
+        withCors: false,
+        stats: () => runtime.stats,
+      }),
     ),
   });
   const app = createBaseApp({

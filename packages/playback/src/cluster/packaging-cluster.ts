@@ -46,7 +46,7 @@ export interface PackagingClusterOptions {
  * @example
  * const cluster = createPackagingCluster({ store, catalog, signingKey, selfUrl, sessions: () => manager, build: "full", withCors: false });
  * const manager = createSessionManager({ config, catalog, egress, ownership: cluster.ownership });
- * const runtime = createPlaybackRuntime({ …, localIngress: cluster.ingress(createDashLocalIngress({ sessions: manager })) });
+ * const runtime = createPlaybackRuntime({ …, localIngress: cluster.ingress(createDashLocalIngress({ sessions: manager, build: "full", withCors: false })) });
  * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant, acceptForwarded: cluster.acceptForwarded }));
  */
 export interface PackagingCluster {

@@ -1,5 +1,5 @@
 import { GatewayError } from "@svc/core/errors";
-import type { AppEnv } from "@svc/core/http";
+import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
 import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
 import {
@@ -8,6 +8,7 @@ import {
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
+import { alreadySent, writeCorked, writeDirectHead } from "../hls/direct-response.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
@@ -24,6 +25,9 @@ const BLOCK_CAP_MS = 15_000;
 
 export interface DashLocalIngressOptions {
   readonly sessions: SessionManager;
+  readonly build: Build;
+  /** `security.cors_origins` is set: the answers written directly copy the CORS headers. */
+  readonly withCors: boolean;
   /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
   readonly stats?: () => PlaybackStats | undefined;
 }
@@ -35,6 +39,11 @@ export interface DashLocalIngressOptions {
  * and parts. Every URL written carries the generation `g` and the request's credential
  * query; a request for another generation is redirected (307) when the file maps to
  * the current one, else answered 410 with `Retry-After`.
+ *
+ * Media playlists, init sections, segments and parts are written straight to the node
+ * response (`writeDirectHead`), as the HLS path's answers are: a web `Response` per answer
+ * and, for a part streamed while it is written, a web `ReadableStream` with a copy of every
+ * new piece, are what a played channel paid per request on top of the bytes themselves.
  */
 export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress {
   const count = (session: RuntimeSession | undefined, bytes: number) => {
@@ -117,11 +126,12 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       case "map": {
         const bytes = window.maps.get(lf.index);
         if (!bytes) throw new GatewayError("not_found", "no such initialization section");
-        return media(c, session, window, bytes, cacheControl);
+        return media(c, session, window, [bytes], bytes.length, cacheControl);
       }
       case "segment": {
         const f = window.segmentFile(lf.msn);
-        if (f.kind === "bytes") return media(c, session, window, f.bytes, cacheControl);
+        if (f.kind === "bytes")
+          return media(c, session, window, f.bytes, f.byteLength, cacheControl);
         if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
         throw new GatewayError("not_found", "segment left the window");
       }
@@ -188,11 +198,21 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       .map((w) => w.report());
     const text = window.render(d.skip, window.partTargetSec === undefined ? [] : reports);
     const body = text.replaceAll(QUERY_MARK, req.query);
-    count(session, Buffer.byteLength(body));
-    return c.body(body, 200, {
-      "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE_CONTROL,
-    });
+    const length = Buffer.byteLength(body);
+    count(session, length);
+    writeDirectHead(
+      c,
+      o.build,
+      200,
+      {
+        "content-type": PLAYLIST_CONTENT_TYPE,
+        "cache-control": PLAYLIST_CACHE_CONTROL,
+        "content-length": String(length),
+      },
+      o.withCors,
+    );
+    c.env.outgoing.end(body);
+    return alreadySent(200);
   }
 
   async function part(
@@ -228,13 +248,17 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         release?.();
       }
     }
-    if (f.kind === "bytes") return media(c, session, window, f.bytes, cacheControl);
+    if (f.kind === "bytes") return media(c, session, window, f.bytes, f.byteLength, cacheControl);
     if (f.kind === "future") throw new GatewayError("unavailable", "part not ready yet");
     throw new GatewayError("not_found", "part left the window");
   }
 
-  /** Streams a part while it is written; ends with its last byte (or errors if it is abandoned). */
-  function streamPart(
+  /**
+   * Streams a part while it is written: each new piece goes out as it arrives (chunked),
+   * the answer ends with the part's last byte, and a part abandoned (or not completed by
+   * `deadline`) cuts the connection, so the player sees a truncated answer, not a short part.
+   */
+  async function streamPart(
     c: Context<AppEnv>,
     session: RuntimeSession,
     window: RenditionWindow,
@@ -243,66 +267,78 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     deadline: number,
     signal: AbortSignal,
     cacheControl: string,
-  ): Response {
-    let sent = 0;
-    const send = (controller: ReadableStreamDefaultController<Uint8Array>, bytes: Buffer) => {
-      if (bytes.length <= sent) return;
-      const fresh = new Uint8Array(bytes.subarray(sent));
-      sent = bytes.length;
-      count(session, fresh.length);
-      controller.enqueue(fresh);
-    };
-    const stream = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        for (;;) {
-          const done = window.partFile(msn, index);
-          if (done.kind === "bytes") {
-            send(controller, done.bytes);
-            controller.close();
-            return;
-          }
-          const growing = window.growingPart(msn, index);
-          if (growing === undefined || done.kind === "gone") {
-            controller.error(new Error("part abandoned"));
-            return;
-          }
-          const total = growing.reduce((n, b) => n + b.length, 0);
-          if (total > sent) {
-            send(controller, Buffer.concat(growing, total));
-            return;
-          }
-          if (signal.aborted || Date.now() > deadline) {
-            controller.error(new Error("part not completed in time"));
-            return;
-          }
-          await window.nextGrowth(Math.min(1000, Math.max(1, deadline - Date.now())));
-        }
-      },
-    });
+  ): Promise<Response> {
+    const out = c.env.outgoing;
     // The bytes that will be complete are the part's: the same header as a finished part.
-    return c.body(stream, 200, {
-      "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
-      "Cache-Control": cacheControl,
-    });
+    writeDirectHead(
+      c,
+      o.build,
+      200,
+      { "content-type": contentTypeOf(window), "cache-control": cacheControl },
+      o.withCors,
+    );
+    let sent = 0;
+    /** Writes what `pieces` (the part's bytes so far, in order) hold past `sent`. */
+    const send = (pieces: readonly Buffer[]) => {
+      const fresh: Buffer[] = [];
+      let at = 0;
+      for (const b of pieces) {
+        const end = at + b.length;
+        if (end > sent) fresh.push(at >= sent ? b : b.subarray(sent - at));
+        at = end;
+      }
+      if (fresh.length === 0) return;
+      count(session, at - sent);
+      sent = at;
+      writeCorked(out, fresh);
+    };
+    for (;;) {
+      if (out.destroyed) return alreadySent(200);
+      const done = window.partFile(msn, index);
+      if (done.kind === "bytes") {
+        send(done.bytes);
+        out.end();
+        return alreadySent(200);
+      }
+      const growing = window.growingPart(msn, index);
+      if (growing === undefined || done.kind === "gone") break;
+      send(growing);
+      if (signal.aborted || Date.now() > deadline) break;
+      await window.nextGrowth(Math.min(1000, Math.max(1, deadline - Date.now())));
+    }
+    out.destroy();
+    return alreadySent(200);
   }
 
   function media(
     c: Context<AppEnv>,
     session: RuntimeSession,
     window: RenditionWindow,
-    bytes: Buffer,
+    bytes: readonly Buffer[],
+    byteLength: number,
     cacheControl: string,
   ): Response {
-    count(session, bytes.length);
-    return c.body(
-      new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.length),
+    count(session, byteLength);
+    writeDirectHead(
+      c,
+      o.build,
       200,
       {
-        "Content-Type": window.name.startsWith("v") ? "video/mp4" : "audio/mp4",
-        "Cache-Control": cacheControl,
+        "content-type": contentTypeOf(window),
+        "cache-control": cacheControl,
+        "content-length": String(byteLength),
       },
+      o.withCors,
     );
+    const out = c.env.outgoing;
+    writeCorked(out, bytes);
+    out.end();
+    return alreadySent(200);
   }
+}
+
+function contentTypeOf(window: RenditionWindow): string {
+  return window.name.startsWith("v") ? "video/mp4" : "audio/mp4";
 }
 
 /**

@@ -23,8 +23,11 @@ export interface WindowSegment {
   readonly discontinuity: boolean;
   readonly mapIndex: number;
   readonly programDateTimeMs?: number;
-  /** The whole segment; parts are views into it. */
-  readonly bytes: Buffer;
+  /**
+   * The segment's bytes are its parts' bytes in order: a segment is served as the list of
+   * its parts (one `writev`), never joined into a copy of its own.
+   */
+  readonly byteLength: number;
   readonly parts: readonly WindowPart[];
 }
 
@@ -50,7 +53,7 @@ export interface RenditionWindowOptions {
 
 /** What a `live/{file}` lookup finds. */
 export type WindowFile =
-  | { readonly kind: "bytes"; readonly bytes: Buffer }
+  | { readonly kind: "bytes"; readonly bytes: readonly Buffer[]; readonly byteLength: number }
   | { readonly kind: "future" }
   | { readonly kind: "gone" };
 
@@ -167,27 +170,29 @@ export class RenditionWindow {
     });
   }
 
-  /** Closes the segment in progress; its parts become views into one buffer. */
+  /**
+   * Closes the segment in progress. Its parts stay the objects they were published as (so
+   * their playlist lines are not formatted again), and the segment is their bytes in order.
+   */
   complete(discontinuitySequence: number, programDateTimeMs?: number): WindowSegment | undefined {
     const p = this.pending;
     this.pending = undefined;
     this.growing = undefined;
     this.grew();
     if (!p || p.parts.length === 0) return undefined;
-    const bytes = Buffer.concat(p.parts.map((x) => x.bytes));
-    let offset = 0;
-    const parts = p.parts.map((x) => {
-      const view = bytes.subarray(offset, offset + x.bytes.length);
-      offset += x.bytes.length;
-      return { bytes: view, durationSec: x.durationSec, independent: x.independent };
-    });
+    let durationSec = 0;
+    let byteLength = 0;
+    for (const x of p.parts) {
+      durationSec += x.durationSec;
+      byteLength += x.bytes.length;
+    }
     const seg: WindowSegment = {
       msn: p.msn,
-      durationSec: parts.reduce((s, x) => s + x.durationSec, 0),
+      durationSec,
       discontinuity: p.discontinuity,
       mapIndex: p.mapIndex,
-      bytes,
-      parts,
+      byteLength,
+      parts: p.parts,
       ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
     };
     this.segments.push(seg);
@@ -341,7 +346,7 @@ export class RenditionWindow {
 
   segmentFile(msn: number): WindowFile {
     const s = this.segments.find((x) => x.msn === msn);
-    if (s) return { kind: "bytes", bytes: s.bytes };
+    if (s) return { kind: "bytes", bytes: s.parts.map((x) => x.bytes), byteLength: s.byteLength };
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
 
@@ -349,11 +354,13 @@ export class RenditionWindow {
     const s = this.segments.find((x) => x.msn === msn);
     if (s) {
       const p = s.parts[part];
-      return p ? { kind: "bytes", bytes: p.bytes } : { kind: "gone" };
+      return p ? { kind: "bytes", bytes: [p.bytes], byteLength: p.bytes.length } : { kind: "gone" };
     }
     if (this.pending && this.pending.msn === msn) {
       const p = this.pending.parts[part];
-      return p ? { kind: "bytes", bytes: p.bytes } : { kind: "future" };
+      return p
+        ? { kind: "bytes", bytes: [p.bytes], byteLength: p.bytes.length }
+        : { kind: "future" };
     }
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
@@ -361,7 +368,7 @@ export class RenditionWindow {
   /** Bytes held in memory (window, parts in progress, init sections). */
   bytesHeld(): number {
     let n = 0;
-    for (const s of this.segments) n += s.bytes.length;
+    for (const s of this.segments) n += s.byteLength;
     for (const p of this.pending?.parts ?? []) n += p.bytes.length;
     for (const m of this.maps.values()) n += m.length;
     return n;
