@@ -56,8 +56,8 @@ export class ChunkAssembler {
         this.sawMoof = true;
       } else if (head.type === "mdat") {
         if (!this.sawMoof) return fail("mdat", "mdat without a preceding moof");
-        // A view, not a copy: `buf` is the upstream's own read buffer (or one joined here),
-        // never reused by it; the segment's parts are joined once when it completes.
+        // A view, not a copy: `buf` is the upstream's own read buffer (or one joined here
+        // from several), never reused by it; a segment is served as its parts, not joined.
         out.push(buf.subarray(0, end));
         buf = buf.subarray(end);
         this.next = 0;
