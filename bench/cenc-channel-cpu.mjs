@@ -279,11 +279,9 @@ async function measureSet(set, i, before, after, wall, loop) {
     parts += checked.parts ? 1 : 0;
     gwChecks.push(...checked.renditions);
   }
-  if (GATEWAY_OUT !== "")
-    writeFileSync(`${GATEWAY_OUT}.${set.variant}`, `${set.gw.stdout()}\n${set.gw.stderr()}`);
-  const gwLog = `${set.gw.stdout()}\n${set.gw.stderr()}`
-    .split("\n")
-    .filter((l) => /"level":(40|50|60)/.test(l));
+  const gwOut = `${set.gw.stdout()}\n${set.gw.stderr()}`;
+  if (GATEWAY_OUT !== "") writeFileSync(`${GATEWAY_OUT}.${set.variant}`, gwOut);
+  const gwLog = gwOut.split("\n").filter((l) => /"level":(40|50|60)/.test(l));
   return {
     variant: set.variant,
     n: set.n,

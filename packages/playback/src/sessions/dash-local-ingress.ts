@@ -55,6 +55,21 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
 
   return { index, live };
 
+  /** The head of a 200 answer, written straight to the node response (chunked without `length`). */
+  function writeHead(
+    c: Context<AppEnv>,
+    contentType: string,
+    cacheControl: string,
+    length?: number,
+  ): void {
+    const headers: Record<string, string> = {
+      "content-type": contentType,
+      "cache-control": cacheControl,
+    };
+    if (length !== undefined) headers["content-length"] = String(length);
+    writeDirectHead(c, o.build, 200, headers, o.withCors);
+  }
+
   async function index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {
     const session = o.sessions.open(req.channel);
     if (!session) throw new GatewayError("not_ready", "channel is not running");
@@ -200,17 +215,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     const body = text.replaceAll(QUERY_MARK, req.query);
     const length = Buffer.byteLength(body);
     count(session, length);
-    writeDirectHead(
-      c,
-      o.build,
-      200,
-      {
-        "content-type": PLAYLIST_CONTENT_TYPE,
-        "cache-control": PLAYLIST_CACHE_CONTROL,
-        "content-length": String(length),
-      },
-      o.withCors,
-    );
+    writeHead(c, PLAYLIST_CONTENT_TYPE, PLAYLIST_CACHE_CONTROL, length);
     c.env.outgoing.end(body);
     return alreadySent(200);
   }
@@ -270,13 +275,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   ): Promise<Response> {
     const out = c.env.outgoing;
     // The bytes that will be complete are the part's: the same header as a finished part.
-    writeDirectHead(
-      c,
-      o.build,
-      200,
-      { "content-type": contentTypeOf(window), "cache-control": cacheControl },
-      o.withCors,
-    );
+    writeHead(c, contentTypeOf(window), cacheControl);
     let sent = 0;
     /** Writes what `pieces` (the part's bytes so far, in order) hold past `sent`. */
     const send = (pieces: readonly Buffer[]) => {
@@ -319,17 +318,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     cacheControl: string,
   ): Response {
     count(session, byteLength);
-    writeDirectHead(
-      c,
-      o.build,
-      200,
-      {
-        "content-type": contentTypeOf(window),
-        "cache-control": cacheControl,
-        "content-length": String(byteLength),
-      },
-      o.withCors,
-    );
+    writeHead(c, contentTypeOf(window), cacheControl, byteLength);
     const out = c.env.outgoing;
     writeCorked(out, bytes);
     out.end();

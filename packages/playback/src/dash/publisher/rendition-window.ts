@@ -27,7 +27,6 @@ export interface WindowSegment {
    * The segment's bytes are its parts' bytes in order: a segment is served as the list of
    * its parts (one `writev`), never joined into a copy of its own.
    */
-  readonly byteLength: number;
   readonly parts: readonly WindowPart[];
 }
 
@@ -180,18 +179,11 @@ export class RenditionWindow {
     this.growing = undefined;
     this.grew();
     if (!p || p.parts.length === 0) return undefined;
-    let durationSec = 0;
-    let byteLength = 0;
-    for (const x of p.parts) {
-      durationSec += x.durationSec;
-      byteLength += x.bytes.length;
-    }
     const seg: WindowSegment = {
       msn: p.msn,
-      durationSec,
+      durationSec: p.parts.reduce((s, x) => s + x.durationSec, 0),
       discontinuity: p.discontinuity,
       mapIndex: p.mapIndex,
-      byteLength,
       parts: p.parts,
       ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
     };
@@ -346,7 +338,7 @@ export class RenditionWindow {
 
   segmentFile(msn: number): WindowFile {
     const s = this.segments.find((x) => x.msn === msn);
-    if (s) return { kind: "bytes", bytes: s.parts.map((x) => x.bytes), byteLength: s.byteLength };
+    if (s) return bytesFile(s.parts.map((x) => x.bytes));
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
 
@@ -354,13 +346,11 @@ export class RenditionWindow {
     const s = this.segments.find((x) => x.msn === msn);
     if (s) {
       const p = s.parts[part];
-      return p ? { kind: "bytes", bytes: [p.bytes], byteLength: p.bytes.length } : { kind: "gone" };
+      return p ? bytesFile([p.bytes]) : { kind: "gone" };
     }
     if (this.pending && this.pending.msn === msn) {
       const p = this.pending.parts[part];
-      return p
-        ? { kind: "bytes", bytes: [p.bytes], byteLength: p.bytes.length }
-        : { kind: "future" };
+      return p ? bytesFile([p.bytes]) : { kind: "future" };
     }
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
@@ -368,9 +358,15 @@ export class RenditionWindow {
   /** Bytes held in memory (window, parts in progress, init sections). */
   bytesHeld(): number {
     let n = 0;
-    for (const s of this.segments) n += s.byteLength;
+    for (const s of this.segments) for (const p of s.parts) n += p.bytes.length;
     for (const p of this.pending?.parts ?? []) n += p.bytes.length;
     for (const m of this.maps.values()) n += m.length;
     return n;
   }
+}
+
+function bytesFile(bytes: readonly Buffer[]): WindowFile {
+  let byteLength = 0;
+  for (const b of bytes) byteLength += b.length;
+  return { kind: "bytes", bytes, byteLength };
 }
