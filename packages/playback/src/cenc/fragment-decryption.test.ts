@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseMpd } from "../dash/manifest/mpd-parser.js";
+import { wholeChunk } from "../dash/segmenter/chunk-assembler.js";
 import { decryptingTransforms } from "./fragment-decryption.js";
 import { contentProtectionXml } from "./testing/clearkey.js";
 import { encryptFile } from "./testing/fragment-encryptor.js";
@@ -56,12 +57,25 @@ describe("decryptingTransforms", () => {
     assert.equal(init.value.includes("encv"), false);
     assert.equal(init.value.includes("sinf"), false);
     assert.equal(made.transform.passthrough(), false);
-    const frag = made.transform.chunk(encryptedFragments);
+    // The chunk as it arrived in three reads, decrypted read by read.
+    const cut = [0, 100, 1000, encryptedFragments.length];
+    const reads = cut.slice(1).map((end, i) => encryptedFragments.subarray(cut[i], end));
+    const frag = made.transform.chunk({
+      pieces: reads,
+      byteLength: encryptedFragments.length,
+      head: reads[0]!,
+    });
     assert.ok(frag.ok);
-    assert.equal(frag.value.includes("senc"), false);
+    const out = Buffer.concat(frag.value.pieces);
+    assert.equal(frag.value.byteLength, out.length);
+    assert.equal(out.includes("senc"), false);
+    // The whole buffer's decryption gives the same bytes.
+    const whole = made.transform.chunk(wholeChunk(encryptedFragments));
+    assert.ok(whole.ok);
+    assert.deepEqual(Buffer.concat(whole.value.pieces), out);
     // The mdat payloads are the clear ones, byte for byte.
     const tail = (b: Buffer) => b.subarray(b.lastIndexOf("mdat") + 4);
-    assert.deepEqual(tail(frag.value), tail(clearFragments));
+    assert.deepEqual(tail(out), tail(clearFragments));
   });
 
   it("refuses a declared KID without a key, naming the KID and never a key", () => {
@@ -83,8 +97,9 @@ describe("decryptingTransforms", () => {
     const init = made.transform.init(clearInit);
     assert.ok(init.ok && init.value === clearInit);
     assert.equal(made.transform.passthrough(), true);
-    const frag = made.transform.chunk(clearFragments);
-    assert.ok(frag.ok && frag.value === clearFragments);
+    const chunk = wholeChunk(clearFragments);
+    const frag = made.transform.chunk(chunk);
+    assert.ok(frag.ok && frag.value === chunk);
   });
 
   it("decrypts a protected init the MPD did not announce, and names a KID it has no key for", () => {
@@ -94,7 +109,7 @@ describe("decryptingTransforms", () => {
     });
     assert.ok(ok.ok);
     assert.ok(ok.transform.init(encrypted.init).ok);
-    assert.ok(ok.transform.chunk(encryptedFragments).ok);
+    assert.ok(ok.transform.chunk(wholeChunk(encryptedFragments)).ok);
     const missing = decryptingTransforms(keys([]))({
       channelId: "c",
       representation: representation(""),

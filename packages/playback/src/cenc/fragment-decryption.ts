@@ -1,16 +1,17 @@
 import { representationProtection } from "../dash/inspection/protection-check.js";
+import type { ChunkBytes, CmafChunk } from "../dash/segmenter/chunk-assembler.js";
 import type {
   FragmentTransform,
   FragmentTransformFactory,
 } from "../dash/segmenter/fragment-transform.js";
 import { IDENTITY_TRANSFORM } from "../dash/segmenter/fragment-transform.js";
 import { fail, ok, type Result } from "../mp4/parse-result.js";
+import { DecryptEngine } from "./decrypt-engine.js";
 import { decryptInit } from "./init-decrypt.js";
 import { type KeyTable, kidHex } from "./kid.js";
-import { decryptSegment } from "./segment-decrypt.js";
 import type { DecryptContext } from "./track-protection.js";
 
-/** ISO/IEC 23001-7 schemes {@link decryptSegment} implements. */
+/** ISO/IEC 23001-7 schemes the {@link DecryptEngine} implements. */
 const SCHEMES = new Set(["cenc", "cens", "cbc1", "cbcs"]);
 
 /**
@@ -71,9 +72,26 @@ class DecryptingTransform implements FragmentTransform {
     return ok(r.value.init);
   }
 
-  chunk(bytes: Buffer): Result<Buffer> {
-    if (this.clear) return ok(bytes);
+  /**
+   * Decrypts the chunk read by read, as it arrived: the clear bytes come out as views of
+   * the reads and the cipher's output as it returns it, never joined (the pieces are
+   * served with one `writev`).
+   */
+  chunk(chunk: CmafChunk): Result<ChunkBytes> {
+    if (this.clear) return ok(chunk);
     if (this.context === undefined) return fail("moof", "fragment before its init segment");
-    return decryptSegment(bytes, { keys: this.keys, context: this.context });
+    const engine = new DecryptEngine({ keys: this.keys, context: this.context });
+    const pieces: Buffer[] = [];
+    for (const p of chunk.pieces) {
+      const r = engine.write(p);
+      if (!r.ok) return r;
+      for (const b of r.value) pieces.push(b);
+    }
+    const end = engine.end();
+    if (!end.ok) return end;
+    for (const b of end.value) pieces.push(b);
+    let byteLength = 0;
+    for (const b of pieces) byteLength += b.length;
+    return ok({ pieces, byteLength });
   }
 }

@@ -4,7 +4,8 @@ import { validateMediaPlaylist } from "./playlist-validator.js";
 import { QUERY_MARK, RenditionWindow } from "./rendition-window.js";
 
 const part = (n: number, independent = false) => ({
-  bytes: Buffer.alloc(n, n),
+  bytes: [Buffer.alloc(n, n)],
+  byteLength: n,
   durationSec: 0.5,
   independent,
 });

@@ -10,9 +10,11 @@ import {
 /** Stands for the per-request query (credential, viewer lease) in cached playlist text. */
 export const QUERY_MARK = "\u0001";
 
-/** One CMAF chunk published as a Partial Segment (RFC 8216bis 4.4.4.9). */
+/** CMAF chunks published as a Partial Segment (RFC 8216bis 4.4.4.9). */
 export interface WindowPart {
-  readonly bytes: Buffer;
+  /** The part's bytes in order, as the upstream reads they arrived in (views, not copies). */
+  readonly bytes: readonly Buffer[];
+  readonly byteLength: number;
   readonly durationSec: number;
   readonly independent: boolean;
 }
@@ -338,7 +340,7 @@ export class RenditionWindow {
 
   segmentFile(msn: number): WindowFile {
     const s = this.segments.find((x) => x.msn === msn);
-    if (s) return bytesFile(s.parts.map((x) => x.bytes));
+    if (s) return bytesFile(s.parts.flatMap((x) => x.bytes));
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
 
@@ -346,11 +348,11 @@ export class RenditionWindow {
     const s = this.segments.find((x) => x.msn === msn);
     if (s) {
       const p = s.parts[part];
-      return p ? bytesFile([p.bytes]) : { kind: "gone" };
+      return p ? bytesFile(p.bytes) : { kind: "gone" };
     }
     if (this.pending && this.pending.msn === msn) {
       const p = this.pending.parts[part];
-      return p ? bytesFile([p.bytes]) : { kind: "future" };
+      return p ? bytesFile(p.bytes) : { kind: "future" };
     }
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
@@ -358,8 +360,8 @@ export class RenditionWindow {
   /** Bytes held in memory (window, parts in progress, init sections). */
   bytesHeld(): number {
     let n = 0;
-    for (const s of this.segments) for (const p of s.parts) n += p.bytes.length;
-    for (const p of this.pending?.parts ?? []) n += p.bytes.length;
+    for (const s of this.segments) for (const p of s.parts) n += p.byteLength;
+    for (const p of this.pending?.parts ?? []) n += p.byteLength;
     for (const m of this.maps.values()) n += m.length;
     return n;
   }

@@ -246,14 +246,15 @@ async function pumpSegment(
       // Clear content is final as it arrives: a preload-hinted part can stream it.
       const streamable = o.transform.passthrough();
       for (const chunk of r.value) {
+        // Timing is read from the chunk as it arrived: a transform never changes it.
+        const info = inspectFragment(chunk.head, init);
+        if (!info.ok) {
+          failure = `segment ${s.number} ${info.error.box}: ${info.error.message}`;
+          break;
+        }
         const t = o.transform.chunk(chunk);
         if (!t.ok) {
           failure = `segment ${s.number} ${t.error.box}: ${t.error.message}`;
-          break;
-        }
-        const info = inspectFragment(t.value, init);
-        if (!info.ok) {
-          failure = `segment ${s.number} ${info.error.box}: ${info.error.message}`;
           break;
         }
         const tr = info.value.tracks[0];

@@ -1,5 +1,6 @@
 import type { Result } from "../../mp4/parse-result.js";
 import type { Representation } from "../manifest/mpd-model.js";
+import type { ChunkBytes, CmafChunk } from "./chunk-assembler.js";
 
 /**
  * A rewrite applied between the fetcher and the segmenter, per rendition: the init
@@ -10,7 +11,8 @@ import type { Representation } from "../manifest/mpd-model.js";
  */
 export interface FragmentTransform {
   init(bytes: Buffer): Result<Buffer>;
-  chunk(bytes: Buffer): Result<Buffer>;
+  /** A chunk's bytes as served; the transform never changes its timing (the pump reads it first). */
+  chunk(chunk: CmafChunk): Result<ChunkBytes>;
   /**
    * True when chunks pass through unchanged (known after `init`), so a preload-hinted
    * part may stream its bytes as they arrive.
@@ -37,6 +39,6 @@ export type FragmentTransformFactory = (
 /** Clear content: bytes pass through untouched. */
 export const IDENTITY_TRANSFORM: FragmentTransform = {
   init: (bytes) => ({ ok: true, value: bytes }),
-  chunk: (bytes) => ({ ok: true, value: bytes }),
+  chunk: (chunk) => ({ ok: true, value: chunk }),
   passthrough: () => true,
 };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { WindowPart } from "../publisher/rendition-window.js";
+import { wholeChunk } from "./chunk-assembler.js";
 import { PartCoalescer } from "./part-coalescer.js";
 
 /** Feeds `count` chunks of `durationSec` (chunk `i` holds byte `i`), sync where `sync(i)`. */
@@ -12,7 +13,7 @@ function feed(
 ): WindowPart[] {
   const parts: WindowPart[] = [];
   for (let i = 0; i < count; i++) {
-    const p = c.add(Buffer.from([i]), durationSec, sync(i));
+    const p = c.add(wholeChunk(Buffer.from([i])), durationSec, sync(i));
     if (p) parts.push(p);
   }
   const tail = c.flush();
@@ -81,12 +82,16 @@ describe("PartCoalescer: CMAF chunks grouped into LL-HLS parts", () => {
     });
   }
 
-  it("keeps the bytes in order, one buffer per part, and INDEPENDENT from the first chunk", () => {
+  it("keeps the bytes in order, its chunks' own buffers, and INDEPENDENT from the first chunk", () => {
     const c = new PartCoalescer(0.12);
     const parts = feed(c, 7, 0.04, (i) => i === 0 || i === 4);
     assert.deepEqual(
-      parts.map((p) => [...p.bytes]),
-      [[0, 1, 2], [3, 4, 5], [6]],
+      parts.map((p) => p.bytes.map((b) => [...b])),
+      [[[0], [1], [2]], [[3], [4], [5]], [[6]]],
+    );
+    assert.deepEqual(
+      parts.map((p) => p.byteLength),
+      [3, 3, 1],
     );
     assert.deepEqual(
       parts.map((p) => p.independent),
@@ -94,17 +99,21 @@ describe("PartCoalescer: CMAF chunks grouped into LL-HLS parts", () => {
     );
   });
 
-  it("a single-chunk part is the chunk itself, not a copy", () => {
+  it("a part is its chunks' pieces themselves, not a copy", () => {
     const c = new PartCoalescer(0.1);
-    const chunk = Buffer.from("moof+mdat");
-    const p = c.add(chunk, 0.5, true);
-    assert.equal(p?.bytes, chunk);
+    const read1 = Buffer.from("moof+md");
+    const read2 = Buffer.from("at");
+    const p = c.add({ pieces: [read1, read2], byteLength: 9 }, 0.5, true);
+    assert.equal(p?.bytes.length, 2);
+    assert.equal(p?.bytes[0], read1);
+    assert.equal(p?.bytes[1], read2);
+    assert.equal(p?.byteLength, 9);
   });
 
   it("holds the chunks of the part in progress until it is complete; reset drops them", () => {
     const c = new PartCoalescer(0.4);
-    assert.equal(c.add(Buffer.from([1]), 0.1, true), undefined);
-    assert.equal(c.add(Buffer.from([2]), 0.1, false), undefined);
+    assert.equal(c.add(wholeChunk(Buffer.from([1])), 0.1, true), undefined);
+    assert.equal(c.add(wholeChunk(Buffer.from([2])), 0.1, false), undefined);
     assert.deepEqual(
       c.held().map((b) => [...b]),
       [[1], [2]],

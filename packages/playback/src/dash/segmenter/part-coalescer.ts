@@ -1,4 +1,5 @@
 import type { WindowPart } from "../publisher/rendition-window.js";
+import type { ChunkBytes } from "./chunk-assembler.js";
 
 /**
  * Groups consecutive CMAF chunks of one segment into LL-HLS parts of about a part target
@@ -8,15 +9,18 @@ import type { WindowPart } from "../publisher/rendition-window.js";
  * longest chunk (the PART-TARGET the engine publishes); every part but the last of its
  * segment holds `k` chunks, so with even chunks it lasts the whole ceiling (4.4.4.9 asks
  * at least 85 % of PART-TARGET of all but a segment's last part). INDEPENDENT=YES when
- * the part's first chunk starts with a sync sample.
+ * the part's first chunk starts with a sync sample. A part is its chunks' pieces in order,
+ * never joined into a copy.
  *
  * @example
  * const c = new PartCoalescer(0.4);
- * const part = c.add(chunkBytes, 0.04, true); // undefined until ten 40 ms chunks are in
+ * const part = c.add(chunk, 0.04, true); // undefined until ten 40 ms chunks are in
  * const tail = c.flush();                     // at the end of the segment
  */
 export class PartCoalescer {
-  private chunks: Buffer[] = [];
+  private chunks = 0;
+  private pieces: Buffer[] = [];
+  private byteLength = 0;
   private durationSec = 0;
   private independent = false;
   /** Longest chunk of the rendition so far: sets how many chunks make a part. */
@@ -49,43 +53,42 @@ export class PartCoalescer {
   }
 
   /** Adds one chunk; returns the part it completes, if any. */
-  add(bytes: Buffer, durationSec: number, startsWithSync: boolean): WindowPart | undefined {
-    if (this.chunks.length === 0) this.independent = startsWithSync;
-    this.chunks.push(bytes);
+  add(chunk: ChunkBytes, durationSec: number, startsWithSync: boolean): WindowPart | undefined {
+    if (this.chunks === 0) this.independent = startsWithSync;
+    this.chunks += 1;
+    for (const p of chunk.pieces) this.pieces.push(p);
+    this.byteLength += chunk.byteLength;
     this.durationSec += durationSec;
     if (durationSec > this.longestChunkSec) this.longestChunkSec = durationSec;
     // Another chunk as long as the longest would overflow the ceiling: the part is done.
-    if (this.chunks.length >= this.chunksPerPart()) return this.flush();
+    if (this.chunks >= this.chunksPerPart()) return this.flush();
     return undefined;
   }
 
-  /** The chunks held for the part in progress (views, not copies). */
+  /** The bytes held for the part in progress (views, not copies). */
   held(): readonly Buffer[] {
-    return this.chunks;
+    return this.pieces;
   }
 
   /** Closes the part in progress (the segment ended); undefined when none is open. */
   flush(): WindowPart | undefined {
-    if (this.chunks.length === 0) return undefined;
-    const bytes =
-      this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.byteCount());
-    const part = { bytes, durationSec: this.durationSec, independent: this.independent };
-    this.chunks = [];
-    this.durationSec = 0;
-    this.independent = false;
+    if (this.chunks === 0) return undefined;
+    const part: WindowPart = {
+      bytes: this.pieces,
+      byteLength: this.byteLength,
+      durationSec: this.durationSec,
+      independent: this.independent,
+    };
+    this.reset();
     return part;
   }
 
   /** Drops the part in progress (a failed segment). */
   reset(): void {
-    this.chunks = [];
+    this.chunks = 0;
+    this.pieces = [];
+    this.byteLength = 0;
     this.durationSec = 0;
     this.independent = false;
-  }
-
-  private byteCount(): number {
-    let n = 0;
-    for (const c of this.chunks) n += c.length;
-    return n;
   }
 }
