@@ -22,7 +22,8 @@
  * played; the window measures it played, after the viewer's own start.
  * `--cpu-prof DIR`: the measured gateways run with `node --cpu-prof` (profiles in DIR).
  * `--gateway-out FILE`: what each measured gateway printed (stdout, then stderr), written to
- * FILE.<variant> when its phase stops it; with `--node-args "--trace-gc"`, its collections.
+ * FILE.<variant> after the window's output checks, also when a check fails; with
+ * `--node-args "--trace-gc"`, its collections.
  * `--node-floor`: per channel also one `dash-node-floor.mjs`, the least a Node process does to
  * move the channel from the origin to disk (what ffmpeg does here), measured in the same
  * windows: a lower bound for any Node packager of the channel.
@@ -274,14 +275,20 @@ async function measureSet(set, i, before, after, wall, loop) {
   const gwChildren = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
   const gwChecks = [];
   let parts = 0;
-  for (const c of set.channels) {
-    const checked = await verifyGatewayChannel(set.gw, c.id, loop.clearHashes);
-    parts += checked.parts ? 1 : 0;
-    gwChecks.push(...checked.renditions);
+  const gwOut = () => `${set.gw.stdout()}\n${set.gw.stderr()}`;
+  try {
+    for (const c of set.channels) {
+      const checked = await verifyGatewayChannel(set.gw, c.id, loop.clearHashes);
+      parts += checked.parts ? 1 : 0;
+      gwChecks.push(...checked.renditions);
+    }
+  } finally {
+    // Written even when a check fails: the gateway's output says why.
+    if (GATEWAY_OUT !== "") writeFileSync(`${GATEWAY_OUT}.${set.variant}`, gwOut());
   }
-  const gwOut = `${set.gw.stdout()}\n${set.gw.stderr()}`;
-  if (GATEWAY_OUT !== "") writeFileSync(`${GATEWAY_OUT}.${set.variant}`, gwOut);
-  const gwLog = gwOut.split("\n").filter((l) => /"level":(40|50|60)/.test(l));
+  const gwLog = gwOut()
+    .split("\n")
+    .filter((l) => /"level":(40|50|60)/.test(l));
   return {
     variant: set.variant,
     n: set.n,
