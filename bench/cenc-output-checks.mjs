@@ -7,8 +7,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { mdatHash, probeMp4, tagUris, uriLines } from "../tests/dist/harness/media-probe.js";
 
+/**
+ * A GET that is tried once more when the server closed the kept-alive connection as the
+ * request went out (undici's "other side closed"): the race every HTTP/1.1 client has at a
+ * server's keep-alive timeout, where a GET may be retried (RFC 9112 9.3.1). Seen once after
+ * a 420 s run, on a connection the viewer had used (docs/benchmarks.md).
+ */
+async function get(url) {
+  try {
+    return await fetch(url);
+  } catch (err) {
+    if (err?.cause?.code !== "UND_ERR_SOCKET") throw err;
+    return await fetch(url);
+  }
+}
+
 async function fetchBuffer(url) {
-  const r = await fetch(url);
+  const r = await get(url);
   if (r.status !== 200) throw new Error(`${url}: ${r.status}`);
   return Buffer.from(await r.arrayBuffer());
 }
@@ -25,7 +40,7 @@ function inspect(init, seg) {
 /** The video and audio playlists of a gateway channel, absolute URLs. */
 export async function channelPlaylists(gw, id) {
   const base = `${gw.url}/v1/play/${id}/`;
-  const master = await (await fetch(`${base}index.m3u8`)).text();
+  const master = await (await get(`${base}index.m3u8`)).text();
   return [uriLines(master)[0], ...tagUris(master, "EXT-X-MEDIA")].map((u) => new URL(u, base).href);
 }
 
@@ -38,7 +53,7 @@ export async function verifyGatewayChannel(gw, id, clearMdatHashes) {
   const renditions = [];
   let parts = false;
   for (const playlist of await channelPlaylists(gw, id)) {
-    const media = await (await fetch(playlist)).text();
+    const media = await (await get(playlist)).text();
     parts ||= media.includes("#EXT-X-PART:");
     const init = await fetchBuffer(new URL(tagUris(media, "EXT-X-MAP")[0], playlist));
     const seg = await fetchBuffer(new URL(uriLines(media).at(-1), playlist));
