@@ -6,12 +6,12 @@ import type {
 } from "../dash/segmenter/fragment-transform.js";
 import { IDENTITY_TRANSFORM } from "../dash/segmenter/fragment-transform.js";
 import { fail, ok, type Result } from "../mp4/parse-result.js";
-import { DecryptEngine } from "./decrypt-engine.js";
 import { decryptInit } from "./init-decrypt.js";
 import { type KeyTable, kidHex } from "./kid.js";
+import { decryptPieces } from "./segment-decrypt.js";
 import type { DecryptContext } from "./track-protection.js";
 
-/** ISO/IEC 23001-7 schemes the {@link DecryptEngine} implements. */
+/** ISO/IEC 23001-7 schemes {@link decryptPieces} implements. */
 const SCHEMES = new Set(["cenc", "cens", "cbc1", "cbcs"]);
 
 /**
@@ -80,18 +80,10 @@ class DecryptingTransform implements FragmentTransform {
   chunk(chunk: CmafChunk): Result<ChunkBytes> {
     if (this.clear) return ok(chunk);
     if (this.context === undefined) return fail("moof", "fragment before its init segment");
-    const engine = new DecryptEngine({ keys: this.keys, context: this.context });
-    const pieces: Buffer[] = [];
-    for (const p of chunk.pieces) {
-      const r = engine.write(p);
-      if (!r.ok) return r;
-      for (const b of r.value) pieces.push(b);
-    }
-    const end = engine.end();
-    if (!end.ok) return end;
-    for (const b of end.value) pieces.push(b);
+    const r = decryptPieces(chunk.pieces, { keys: this.keys, context: this.context });
+    if (!r.ok) return r;
     let byteLength = 0;
-    for (const b of pieces) byteLength += b.length;
-    return ok({ pieces, byteLength });
+    for (const b of r.value) byteLength += b.length;
+    return ok({ pieces: r.value, byteLength });
   }
 }

@@ -16,10 +16,28 @@ export function decryptSegment(
   buf: Buffer,
   options: { keys: KeyTable; context?: DecryptContext; maxBoxBytes?: number },
 ): Result<Buffer> {
+  const out = decryptPieces([buf], options);
+  return out.ok ? ok(Buffer.concat(out.value)) : out;
+}
+
+/**
+ * Decrypts bytes given as consecutive pieces (the reads they arrived in) without joining
+ * them: the output pieces are views of the input where it was clear and the cipher's
+ * output where it was not, in order.
+ */
+export function decryptPieces(
+  pieces: readonly Buffer[],
+  options: { keys: KeyTable; context?: DecryptContext; maxBoxBytes?: number },
+): Result<Buffer[]> {
   const engine = new DecryptEngine(options);
-  const body = engine.write(buf);
-  if (!body.ok) return body;
+  const out: Buffer[] = [];
+  for (const p of pieces) {
+    const r = engine.write(p);
+    if (!r.ok) return r;
+    for (const b of r.value) out.push(b);
+  }
   const tail = engine.end();
   if (!tail.ok) return tail;
-  return ok(Buffer.concat([...body.value, ...tail.value]));
+  for (const b of tail.value) out.push(b);
+  return ok(out);
 }

@@ -2,7 +2,7 @@ import { pipeline } from "node:stream/promises";
 import { type AppEnv, type Build, clientAddress, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
 import { Agent, request } from "undici";
-import { alreadySent, writeDirectHead } from "../hls/direct-response.js";
+import { abortOnDisconnect, alreadySent, writeDirectHead } from "../hls/direct-response.js";
 import type { PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { forwardedPath, forwardedSearch } from "./forwarded-request.js";
@@ -83,10 +83,7 @@ export function createOwnerForwarder(o: OwnerForwarderOptions): OwnerForwarder {
       const host = requestHeader(c, "host");
       if (host !== undefined) headers.host = host;
       const out = c.env.outgoing;
-      const ac = new AbortController();
-      out.once("close", () => {
-        if (!out.writableFinished) ac.abort();
-      });
+      const ac = abortOnDisconnect(c);
       let answer: Awaited<ReturnType<typeof request>>;
       try {
         answer = await request(`${ownerUrl.replace(/\/+$/, "")}${forwardedPath(target)}`, {

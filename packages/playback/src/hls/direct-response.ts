@@ -190,3 +190,22 @@ export function readFirstChunk(body: Readable): Promise<Buffer | null> {
     body.once("error", onError);
   });
 }
+
+/**
+ * An AbortController fired when the client goes away before its answer is complete, so
+ * waits and upstream requests made for it stop at once. An answer sent in full fires
+ * nothing: every wait is over by then, and an abort costs an `AbortError` with its stack
+ * and an event dispatch (4 % of a packaging gateway's CPU when it fired on every request,
+ * docs/performance.md).
+ */
+export function abortOnDisconnect(c: Context<AppEnv>): AbortController {
+  const ac = new AbortController();
+  const out = c.env?.outgoing;
+  if (out === undefined) return ac;
+  if (out.destroyed) ac.abort();
+  else
+    out.once("close", () => {
+      if (!out.writableFinished) ac.abort();
+    });
+  return ac;
+}

@@ -3,7 +3,13 @@ import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlaybackRuntime, PlayRequest } from "../playback-runtime.js";
-import { alreadySent, pipeBody, readFirstChunk, writeDirectHead } from "./direct-response.js";
+import {
+  abortOnDisconnect,
+  alreadySent,
+  pipeBody,
+  readFirstChunk,
+  writeDirectHead,
+} from "./direct-response.js";
 import { llHlsDirectives } from "./ll-hls-directives.js";
 import {
   playlistResponse,
@@ -165,14 +171,4 @@ async function relay(
   writeDirectHead(c, rt.build, r.status, keptResponseHeaders(r.headers), rt.withCors);
   await pipeBody(c, r.body, head, rt.stats);
   return alreadySent(r.status);
-}
-
-/** An AbortController fired when the client goes away before its answer is complete. */
-function abortOnDisconnect(c: Context<AppEnv>): AbortController {
-  const ac = new AbortController();
-  const out = c.env.outgoing;
-  out.once("close", () => {
-    if (!out.writableFinished) ac.abort();
-  });
-  return ac;
 }

@@ -8,7 +8,12 @@ import {
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
-import { alreadySent, writeCorked, writeDirectHead } from "../hls/direct-response.js";
+import {
+  abortOnDisconnect,
+  alreadySent,
+  writeCorked,
+  writeDirectHead,
+} from "../hls/direct-response.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
@@ -374,21 +379,7 @@ function notReady(message: string): GatewayError {
   return new GatewayError("not_ready", message, { headers: { "Retry-After": "2" } });
 }
 
-/**
- * Aborts when the client goes away before its answer is complete, so parked requests are
- * released at once. An answer that was sent in full aborts nothing: every wait is over by
- * then, and an abort costs an `AbortError` with its stack and an event dispatch, which on
- * every request was 4 % of a packaging gateway's CPU (docs/performance.md).
- */
+/** Aborts when the client goes away before its answer is complete: parked requests end. */
 function clientSignal(c: Context<AppEnv>): AbortSignal {
-  const out = c.env?.outgoing;
-  const ac = new AbortController();
-  if (out) {
-    if (out.destroyed) ac.abort();
-    else
-      out.on("close", () => {
-        if (!out.writableFinished) ac.abort();
-      });
-  }
-  return ac.signal;
+  return abortOnDisconnect(c).signal;
 }

@@ -340,7 +340,7 @@ export class RenditionWindow {
 
   segmentFile(msn: number): WindowFile {
     const s = this.segments.find((x) => x.msn === msn);
-    if (s) return bytesFile(s.parts.flatMap((x) => x.bytes));
+    if (s) return partsFile(s.parts);
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
 
@@ -348,11 +348,11 @@ export class RenditionWindow {
     const s = this.segments.find((x) => x.msn === msn);
     if (s) {
       const p = s.parts[part];
-      return p ? bytesFile(p.bytes) : { kind: "gone" };
+      return p ? partsFile([p]) : { kind: "gone" };
     }
     if (this.pending && this.pending.msn === msn) {
       const p = this.pending.parts[part];
-      return p ? bytesFile(p.bytes) : { kind: "future" };
+      return p ? partsFile([p]) : { kind: "future" };
     }
     return msn > this.lastMsn ? { kind: "future" } : { kind: "gone" };
   }
@@ -367,8 +367,11 @@ export class RenditionWindow {
   }
 }
 
-function bytesFile(bytes: readonly Buffer[]): WindowFile {
+/** The bytes of `parts` in order, as one file (their pieces, never joined). */
+function partsFile(parts: readonly WindowPart[]): WindowFile {
+  if (parts.length === 1)
+    return { kind: "bytes", bytes: parts[0]!.bytes, byteLength: parts[0]!.byteLength };
   let byteLength = 0;
-  for (const b of bytes) byteLength += b.length;
-  return { kind: "bytes", bytes, byteLength };
+  for (const p of parts) byteLength += p.byteLength;
+  return { kind: "bytes", bytes: parts.flatMap((p) => p.bytes), byteLength };
 }
