@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
@@ -300,6 +301,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       if (out.destroyed) return alreadySent(200);
       const done = window.partFile(msn, index);
       if (done.kind === "bytes") {
+        holdWhileWriting(out, window, done.bytes);
         send(done.bytes);
         out.end();
         return alreadySent(200);
@@ -325,10 +327,25 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     count(session, byteLength);
     writeHead(c, contentTypeOf(window), cacheControl, byteLength);
     const out = c.env.outgoing;
+    holdWhileWriting(out, window, bytes);
     writeCorked(out, bytes);
     out.end();
     return alreadySent(200);
   }
+}
+
+/**
+ * The window reuses the memory of bytes nothing reads any more: bytes an answer writes are
+ * held until its response closes (written out, or the client gone).
+ */
+function holdWhileWriting(
+  out: ServerResponse,
+  window: RenditionWindow,
+  bytes: readonly Buffer[],
+): void {
+  const release = window.hold(bytes);
+  if (out.destroyed) release();
+  else out.once("close", release);
 }
 
 function contentTypeOf(window: RenditionWindow): string {

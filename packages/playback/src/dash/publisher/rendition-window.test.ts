@@ -130,6 +130,51 @@ describe("RenditionWindow", () => {
     assert.equal(w.partFile(11, 4).kind, "gone");
   });
 
+  it("keeps published parts as copies, reuses their memory once dropped, never while an answer holds it", () => {
+    const w = new RenditionWindow({
+      name: "v0",
+      generation: "g",
+      maxSegments: 1,
+      targetDurationSec: 2,
+    });
+    w.setMap(0, Buffer.from("init"));
+    const read = Buffer.alloc(4096, 1);
+    const addSegment = (msn: number) => {
+      w.begin(msn, false, 0);
+      for (let i = 0; i < 4; i++)
+        w.addPart({
+          bytes: [Buffer.alloc(4096, msn % 256)],
+          byteLength: 4096,
+          durationSec: 0.5,
+          independent: true,
+        });
+      w.complete(0);
+    };
+    w.begin(0, false, 0);
+    w.addPart({ bytes: [read], byteLength: 4096, durationSec: 0.5, independent: true });
+    read.fill(9); // the upstream read is not what the window serves
+    w.complete(0);
+    const first = w.segmentFile(0);
+    assert.equal(first.kind, "bytes");
+    if (first.kind !== "bytes") return;
+    assert.deepEqual(first.bytes[0], Buffer.alloc(4096, 1));
+    const held = w.hold(first.bytes);
+    // A 64 KiB slab takes 16 parts: segment 5 is in the second slab, not the held one.
+    for (let msn = 1; msn <= 5; msn++) addSegment(msn);
+    const fifth = w.segmentFile(5);
+    assert.equal(fifth.kind, "bytes");
+    if (fifth.kind !== "bytes") return;
+    const unheld = fifth.bytes[0]!;
+    assert.notEqual(unheld.buffer, first.bytes[0]!.buffer);
+    assert.deepEqual(unheld, Buffer.alloc(4096, 5));
+    // Forty more segments: every other slab of the window is filled and dropped several times.
+    for (let msn = 6; msn < 46; msn++) addSegment(msn);
+    assert.deepEqual(first.bytes[0], Buffer.alloc(4096, 1), "held bytes stay as served");
+    assert.notDeepEqual(unheld, Buffer.alloc(4096, 5), "dropped and not held: memory reused");
+    held();
+    assert.ok(w.bytesHeld() <= 4 * 4096 + "init".length);
+  });
+
   it("keeps at most maxSegments segments and only the init sections still used", () => {
     const w = windowWith(6, 4);
     assert.deepEqual(

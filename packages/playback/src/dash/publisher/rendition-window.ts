@@ -6,13 +6,17 @@ import {
   type RenditionReport,
   renderMediaPlaylistWithFacts,
 } from "./media-playlist.js";
+import { SlabArena } from "./slab-arena.js";
 
 /** Stands for the per-request query (credential, viewer lease) in cached playlist text. */
 export const QUERY_MARK = "\u0001";
 
 /** CMAF chunks published as a Partial Segment (RFC 8216bis 4.4.4.9). */
 export interface WindowPart {
-  /** The part's bytes in order, as the upstream reads they arrived in (views, not copies). */
+  /**
+   * The part's bytes in order. What the pump hands over are views of the upstream reads;
+   * what the window keeps is one view of its slab arena (`slab-arena.ts`).
+   */
   readonly bytes: readonly Buffer[];
   readonly byteLength: number;
   readonly durationSec: number;
@@ -62,7 +66,8 @@ export type WindowFile =
  * The published state of one rendition: init sections, a bounded window of complete
  * segments (with their parts), the parts of the segment being written, and the media
  * playlist rendered from them. Memory is bounded by `maxSegments` segments plus the
- * segment in progress.
+ * segment in progress. A part's bytes are copied into the window's slab arena when it is
+ * published; an answer writing window bytes holds them (`hold`) until its response closes.
  */
 export class RenditionWindow {
   readonly name: string;
@@ -82,6 +87,7 @@ export class RenditionWindow {
   private growListeners = new Set<() => void>();
   private readonly opts: RenditionWindowOptions;
   private cache = new Map<string, string>();
+  private readonly arena = new SlabArena();
   /**
    * What each segment and part is published as, made once per object: the renderer formats
    * an object's lines once (media-playlist.ts), so a render after a new part formats that
@@ -122,15 +128,49 @@ export class RenditionWindow {
 
   /** Announces the segment being written (its parts follow with {@link addPart}). */
   begin(msn: number, discontinuity: boolean, mapIndex: number, expectedSec?: number): void {
+    this.dropPending();
     this.pending = { msn, discontinuity, mapIndex, expectedSec, parts: [] };
     this.nextMsnHint = msn;
     this.touch();
   }
 
+  /** Publishes the next part of the segment being written; its bytes are copied into the arena. */
   addPart(part: WindowPart): void {
-    this.pending?.parts.push(part);
+    const p = this.pending;
+    if (!p) return;
+    p.parts.push({
+      bytes: [this.arena.store(part.bytes, part.byteLength)],
+      byteLength: part.byteLength,
+      durationSec: part.durationSec,
+      independent: part.independent,
+    });
     this.touch();
     this.grew();
+  }
+
+  /** The segment being written will not complete: its parts leave with it. */
+  abandon(): void {
+    this.dropPending();
+    this.growing = undefined;
+    this.touch();
+    this.grew();
+  }
+
+  private dropPending(): void {
+    for (const part of this.pending?.parts ?? []) this.releasePart(part);
+    this.pending = undefined;
+  }
+
+  private releasePart(part: WindowPart): void {
+    for (const b of part.bytes) this.arena.release(b);
+  }
+
+  /**
+   * Keeps the slabs of `bytes` (what {@link segmentFile} or {@link partFile} returned) from
+   * reuse until the function returned is called: an answer calls it when its response closes.
+   */
+  hold(bytes: readonly Buffer[]): () => void {
+    return this.arena.hold(bytes);
   }
 
   /**
@@ -191,7 +231,8 @@ export class RenditionWindow {
     };
     this.segments.push(seg);
     this.nextMsnHint = p.msn + 1;
-    while (this.segments.length > this.opts.maxSegments) this.segments.shift();
+    while (this.segments.length > this.opts.maxSegments)
+      for (const part of this.segments.shift()!.parts) this.releasePart(part);
     this.pruneMaps(p.mapIndex);
     this.discontinuitySequence = discontinuitySequence;
     this.touch();
@@ -200,7 +241,7 @@ export class RenditionWindow {
 
   /** The source ended (static MPD): EXT-X-ENDLIST. */
   end(): void {
-    this.pending = undefined;
+    this.dropPending();
     this.growing = undefined;
     this.grew();
     this.ended = true;

@@ -143,7 +143,7 @@ export async function runRenditionPump(o: PumpOptions): Promise<void> {
       o.onProgress("segment");
       continue;
     }
-    o.window.pending = undefined;
+    o.window.abandon();
     if (outcome.kind === "not_yet") {
       // LL-DASH: the encoder has not started this segment. Its first chunk is due one chunk
       // after the segment's start on the origin's clock: sleep until then rather than
