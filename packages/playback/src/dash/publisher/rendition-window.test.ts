@@ -10,7 +10,8 @@ const part = (n: number, independent = false) => ({
   independent,
 });
 
-function windowWith(segments: number, maxSegments = 10): RenditionWindow {
+/** An LL window (parts of 0.5 s) with init section 0 and no segment yet. */
+function emptyWindow(maxSegments: number): RenditionWindow {
   const w = new RenditionWindow({
     name: "v0",
     generation: "g1",
@@ -19,6 +20,11 @@ function windowWith(segments: number, maxSegments = 10): RenditionWindow {
   });
   w.setMap(0, Buffer.from("init"));
   w.partTargetSec = 0.5;
+  return w;
+}
+
+function windowWith(segments: number, maxSegments = 10): RenditionWindow {
+  const w = emptyWindow(maxSegments);
   for (let msn = 10; msn < 10 + segments; msn++) {
     w.begin(msn, false, 0);
     for (let i = 0; i < 4; i++) w.addPart(part(msn + i, i === 0));
@@ -45,17 +51,7 @@ describe("RenditionWindow", () => {
         w.complete(discontinuity || msn > 5 ? 1 : 0, 1_700_000_000_000 + msn * 2000),
       );
     }
-    const fresh = () => {
-      const w = new RenditionWindow({
-        name: "v0",
-        generation: "g1",
-        maxSegments: 4,
-        targetDurationSec: 2,
-      });
-      w.setMap(0, Buffer.from("init"));
-      w.partTargetSec = 0.5;
-      return w;
-    };
+    const fresh = () => emptyWindow(4);
     const kept = fresh();
     steps.forEach((step, n) => {
       step(kept);
@@ -131,13 +127,7 @@ describe("RenditionWindow", () => {
   });
 
   it("keeps published parts as copies, reuses their memory once dropped, never while an answer holds it", () => {
-    const w = new RenditionWindow({
-      name: "v0",
-      generation: "g",
-      maxSegments: 1,
-      targetDurationSec: 2,
-    });
-    w.setMap(0, Buffer.from("init"));
+    const w = emptyWindow(1);
     const read = Buffer.alloc(4096, 1);
     const addSegment = (msn: number) => {
       w.begin(msn, false, 0);
