@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { Readable, Writable } from "node:stream";
 import type { AppEnv, Build } from "@svc/core/http";
 import { directResponseHeaderList } from "@svc/core/http";
@@ -201,11 +202,15 @@ export function readFirstChunk(body: Readable): Promise<Buffer | null> {
 export function abortOnDisconnect(c: Context<AppEnv>): AbortController {
   const ac = new AbortController();
   const out = c.env?.outgoing;
-  if (out === undefined) return ac;
-  if (out.destroyed) ac.abort();
-  else
-    out.once("close", () => {
+  if (out !== undefined)
+    whenClosed(out, () => {
       if (!out.writableFinished) ac.abort();
     });
   return ac;
+}
+
+/** Runs `fn` once the response has closed (written out, or the client gone): now if it has. */
+export function whenClosed(out: ServerResponse, fn: () => void): void {
+  if (out.destroyed) fn();
+  else out.once("close", fn);
 }

@@ -12,6 +12,7 @@ import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-wi
 import {
   abortOnDisconnect,
   alreadySent,
+  whenClosed,
   writeCorked,
   writeDirectHead,
 } from "../hls/direct-response.js";
@@ -343,9 +344,7 @@ function holdWhileWriting(
   window: RenditionWindow,
   bytes: readonly Buffer[],
 ): void {
-  const release = window.hold(bytes);
-  if (out.destroyed) release();
-  else out.once("close", release);
+  whenClosed(out, window.hold(bytes));
 }
 
 function contentTypeOf(window: RenditionWindow): string {
