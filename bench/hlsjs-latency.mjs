@@ -3,8 +3,10 @@
  * hls.js 1.7 (`lowLatencyMode: true`) in headless Chromium against a DASH channel of the lite
  * gateway, fed by a loopback LL-DASH source (ffmpeg `-f dash -ldash 1 -streaming 1
  * -seg_duration 1 -frag_type every_frame`): samples `hls.latency` once a second and counts
- * the errors hls.js reports (load timeouts above all). hls.js is served from the tests'
- * node_modules (devDependency), never from a CDN. Loopback only; not part of `npm test`.
+ * the errors hls.js reports (load timeouts above all), with the gateway's CPU (utime + stime)
+ * and the requests the player made (Resource Timing) over the same window. hls.js is served
+ * from the tests' node_modules (devDependency), never from a CDN. Loopback only; not part of
+ * `npm test`.
  *
  *   npx pnpm@10.34.9 exec turbo run build
  *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 333]
@@ -14,6 +16,7 @@
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
  * hls.js's own defaults apart from `lowLatencyMode`).
  */
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
@@ -36,6 +39,12 @@ const PART_TARGET_MS = Number(arg("part-target-ms", "333"));
 const SEG = Number(arg("seg", "1"));
 const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");
+
+/** utime + stime of one process (all its threads), seconds (proc(5) fields 14 and 15). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -80,6 +89,8 @@ try {
     args: CHROMIUM_ARGS,
   });
   const tab = await browser.newPage();
+  // Resource Timing keeps 250 entries by default: room for every request of the run.
+  await tab.addInitScript("performance.setResourceTimingBufferSize(1000000)");
   await tab.goto(
     `${page.origin}/?src=${encodeURIComponent(master)}&cfg=${encodeURIComponent(HLSJS)}`,
   );
@@ -89,6 +100,9 @@ try {
   await new Promise((r) => setTimeout(r, WARMUP * 1000));
   const probe = () => tab.evaluate("window.probe()");
   const before = await probe();
+  const requests = () => tab.evaluate('performance.getEntriesByType("resource").length');
+  const requestsBefore = await requests();
+  const cpuBefore = cpuSeconds(gw.proc.pid);
   const latencies = [];
   for (let i = 0; i < SECONDS; i++) {
     await new Promise((r) => setTimeout(r, 1000));
@@ -97,6 +111,8 @@ try {
     latencies.push(p.latency);
   }
   const after = await probe();
+  const cpu = cpuSeconds(gw.proc.pid) - cpuBefore;
+  const requestCount = (await requests()) - requestsBefore;
   const counts = {};
   for (const [k, v] of Object.entries(after.errorCounts))
     counts[k] = v - (before.errorCounts[k] ?? 0);
@@ -108,6 +124,7 @@ try {
     [
       `played ${(after.t - before.t).toFixed(1)} s of media in the ${SECONDS} s window (after ${WARMUP} s of playback)`,
       `hls.latency: median ${percentile(sorted, 50).toFixed(2)} s, min ${sorted[0].toFixed(2)} s, max ${sorted.at(-1).toFixed(2)} s (target <= 1.5 s)`,
+      `gateway: ${((100 * cpu) / SECONDS).toFixed(2)} % of a core; the player made ${(requestCount / SECONDS).toFixed(1)} requests a second`,
       `errors in the window: ${JSON.stringify(counts)}; load timeouts: ${timeouts} (target 0); since start: ${JSON.stringify(after.errorCounts)}`,
     ].join("\n") + "\n",
   );
