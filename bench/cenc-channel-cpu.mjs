@@ -28,7 +28,7 @@
  * move the channel from the origin to disk (what ffmpeg does here), measured in the same
  * windows: a lower bound for any Node packager of the channel.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -55,6 +55,7 @@ import {
   videoPlaylist,
 } from "./cenc-output-checks.mjs";
 import { followLlHls } from "./ll-hls-viewer.mjs";
+import { CLK_TCK, cpuSeconds } from "./proc-cpu.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -86,7 +87,6 @@ const NODE_ARGS = arg("node-args", "")
 const LOOP_SEC = 24;
 const KID = "00112233445566778899aabbccddeeff";
 const KEY = "0f0e0d0c0b0a09080706050403020100";
-const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
 const work = mkdtempSync(join(tmpdir(), "svc-bench-cenc-cpu-"));
 const children = new Set();
@@ -111,14 +111,6 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
     for (const g of gateways) g.proc.kill("SIGKILL");
     void cleanup().finally(() => process.exit(130));
   });
-}
-
-/** utime + stime of one process (all its threads), seconds. */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after "(comm) ": state is [0], utime [11], stime [12] (proc(5) fields 14 and 15).
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
 /** The `cpu` line of /proc/stat: user nice system idle iowait irq softirq steal (ticks). */

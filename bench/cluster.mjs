@@ -19,7 +19,6 @@
 // The machine has 2 cores: more instances than cores share them, so the ratio reads as
 // "what the extra processes buy on this machine", not as per-node scaling.
 import { execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { promisify } from "node:util";
 import {
@@ -31,6 +30,7 @@ import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
 import { requestJson } from "../tests/dist/harness/http-client.js";
 import { createDatabase } from "../tests/dist/harness/postgres-server.js";
 import { until } from "../tests/dist/harness/until.js";
+import { cpuSeconds } from "./proc-cpu.mjs";
 
 const run = promisify(execFile);
 const arg = (name, fallback) => {
@@ -41,13 +41,6 @@ const DURATION = Number(arg("duration", "10"));
 const CONNECTIONS = Number(arg("connections", "200"));
 const CHANNELS = Number(arg("channels", "6"));
 const INSTANCES = arg("instances", "1,2,3").split(",").map(Number);
-
-/** CPU seconds (user + system) a process used so far, from /proc. */
-function cpuSeconds(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function wrk(url) {
   const { stdout } = await run(

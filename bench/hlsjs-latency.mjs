@@ -16,13 +16,13 @@
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
  * hls.js's own defaults apart from `lowLatencyMode`).
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
 import { CHROMIUM_ARGS, startHlsJsPage } from "../tests/dist/harness/hlsjs-page.js";
 import { authSection } from "../tests/dist/harness/users.js";
+import { cpuSeconds } from "./proc-cpu.mjs";
 
 // playwright-core is the tests' devDependency (as hls.js is): resolved from there.
 const { chromium } = createRequire(new URL("../tests/package.json", import.meta.url))(
@@ -39,12 +39,6 @@ const PART_TARGET_MS = Number(arg("part-target-ms", "333"));
 const SEG = Number(arg("seg", "1"));
 const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");
-
-/** utime + stime of one process (all its threads), seconds (proc(5) fields 14 and 15). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
