@@ -11,11 +11,7 @@ const LARGE_BODY_PATHS = new Set(["/v1/admin/import/m3u"]);
 
 /** The 413 of every body ceiling, in the one error shape. */
 export const bodyTooLarge = () =>
-  new GatewayError("invalid_request", "request body too large", {
-    status: 413,
-    // The rest of the body is not read: the connection cannot carry another request.
-    headers: { Connection: "close" },
-  });
+  new GatewayError("invalid_request", "request body too large", { status: 413 });
 
 /**
  * `security.max_body_bytes` for this request (32 × for the import), set for the route's body

@@ -22,7 +22,9 @@ export async function readRequestBody<E extends AppEnv>(c: Context<E>): Promise<
     if (done) return chunks;
     size += value.byteLength;
     if (size > limit) {
-      void reader.cancel().catch(() => {});
+      // Not cancel(): that destroys the request and with it the socket, so the client would
+      // see a reset instead of the 413. The server discards the rest (discardUnreadBody).
+      reader.releaseLock();
       throw bodyTooLarge();
     }
     chunks.push(value);

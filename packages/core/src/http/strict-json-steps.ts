@@ -9,7 +9,10 @@ import type { StrictJson } from "./strict-json.js";
  */
 export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
   const invalid = { ok: false, message: "request body is not valid JSON" } as const;
-  const loneSurrogate = { ok: false, message: "request body holds a lone UTF-16 surrogate" } as const;
+  const loneSurrogate = {
+    ok: false,
+    message: "request body holds a lone UTF-16 surrogate",
+  } as const;
   const n = text.length;
   const stack: Frame[] = [];
   let i = skipSpace(text, 0);
@@ -107,20 +110,7 @@ type Frame =
 const LONE = Symbol("lone surrogate");
 const BAD = Symbol("not JSON");
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-/** A run of string characters that need no decoding (RFC 8259 7: no `"`, `\`, U+0000–U+001F). */
-const PLAIN = /[^"\\\u0000-\u001f]{1,65536}/y;
 const LONE_SURROGATE = /\p{Cs}/u;
-const ESCAPES: Readonly<Record<string, string>> = {
-  '"': '"',
-  "\\": "\\",
-  "/": "/",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-};
-
 const keyTwice = (name: string): StrictJson => ({
   ok: false,
   message: `request body names the key ${JSON.stringify(name)} twice`,
@@ -153,47 +143,41 @@ function* memberName(
 
 /**
  * The JSON string starting at the quote at i; undefined when malformed, LONE when it holds a
- * lone surrogate. Plain runs are copied in pieces of 64 Ki characters, one step each.
+ * lone surrogate. It is cut into segments of up to 64 Ki characters, never inside an escape,
+ * and each segment is decoded by `JSON.parse` (which also refuses raw control characters and
+ * bad escapes), one step each: few large pieces, not one per escape, so the garbage of a
+ * 32 MiB playlist's half million escaped line ends does not make a long collector pause.
  */
 function* stringAt(
   text: string,
   i: number,
 ): Generator<void, { value: string; end: number } | undefined | typeof LONE> {
-  const groups: string[] = [];
   const pieces: string[] = [];
   let j = i + 1;
   for (;;) {
-    PLAIN.lastIndex = j;
-    const m = PLAIN.exec(text);
-    if (m !== null) {
-      pieces.push(m[0]);
-      j += m[0].length;
-      yield;
-      continue;
+    // The segment ends at the closing quote, or at the first escape boundary past 64 Ki.
+    const limit = Math.min(j + 65_536, text.length);
+    let k = j;
+    while (k < limit) {
+      const c = text.charCodeAt(k);
+      if (c === 0x22) break;
+      k += c !== 0x5c ? 1 : text.charCodeAt(k + 1) === 0x75 /* u */ ? 6 : 2;
     }
-    // Thousands of short pieces (a line and its escaped CRLF each) are joined as they come:
-    // one join of the half million pieces of a 32 MiB playlist was itself a long turn.
-    if (pieces.length >= 4096) groups.push(pieces.splice(0).join(""));
-    const c = text.charCodeAt(j);
-    if (c === 0x22) break;
-    if (c !== 0x5c) return undefined; // a control character or the end of the text
-    const e = text[j + 1];
-    if (e === "u") {
-      const hex = text.slice(j + 2, j + 6);
-      if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
-      pieces.push(String.fromCharCode(Number.parseInt(hex, 16)));
-      j += 6;
-    } else {
-      const decoded = e === undefined ? undefined : ESCAPES[e];
-      if (decoded === undefined) return undefined;
-      pieces.push(decoded);
-      j += 2;
+    if (k > j) {
+      try {
+        pieces.push(JSON.parse(`"${text.slice(j, k)}"`) as string);
+      } catch {
+        return undefined; // a raw control character, a bad escape, an escape cut by the end
+      }
+      j = k;
     }
+    if (j >= text.length) return undefined;
+    if (text.charCodeAt(j) === 0x22) break;
+    yield;
   }
-  groups.push(pieces.join(""));
-  const value = groups.length === 1 ? groups[0]! : groups.join("");
-  // Checked on the whole value, a window at a time, never cutting a pair in two: a pair may
-  // be written as two escapes, or as a raw half and an escaped half, as JSON.parse reads it.
+  const value = pieces.length === 1 ? pieces[0]! : pieces.join("");
+  // JSON.parse takes a lone surrogate (`\ud800`); checked on the whole value, a window at a
+  // time, never cutting a pair (two escapes, or a raw and an escaped half) in two.
   for (let a = 0; a < value.length; ) {
     let b = Math.min(a + 65_536, value.length);
     const last = value.charCodeAt(b - 1);

@@ -74,10 +74,17 @@ function* planSteps(content: string, store: ChannelStore): Generator<void, Impor
   let p = 0;
   const problemsBefore = (line: number) => {
     for (; p < problems.length && problems[p]!.line < line; p++)
-      add({ line: problems[p]!.line, action: "skip", id: null, title: "", url: "", reason: problems[p]!.reason });
+      add({
+        line: problems[p]!.line,
+        action: "skip",
+        id: null,
+        title: "",
+        url: "",
+        reason: problems[p]!.reason,
+      });
   };
   for (const entry of parsed.value.entries) {
-    if (entries.length % 256 === 0) yield;
+    if (entries.length % 64 === 0) yield;
     problemsBefore(entry.line);
     const read = readEntry(entry);
     if (!read.ok) {
@@ -165,7 +172,6 @@ function deriveId(f: ImportedFields, line: number): string {
     .slice(0, 56);
   return slug === "" ? `ch-${line}` : slug;
 }
-
 
 function created(id: string, f: ImportedFields, sortOrder: number, now: number): StoredChannel {
   return {

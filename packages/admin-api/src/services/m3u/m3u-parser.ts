@@ -225,11 +225,7 @@ function isNameChar(c: number): boolean {
 
 /** What `\s` matches: ASCII and Unicode white space and line terminators. */
 function isSpace(c: number): boolean {
-  return (
-    c === 0x20 ||
-    (c >= 0x09 && c <= 0x0d) ||
-    (c > 0x7f && /\s/.test(String.fromCharCode(c)))
-  );
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
 }
 
 function skipSpaces(text: string, from: number): number {
