@@ -247,7 +247,14 @@ describe("M3U import hardening (issue 30)", () => {
         while (!stopped && sent < total && !up.req.destroyed) {
           const more = up.req.write(piece);
           sent += piece.length;
-          if (!more) await new Promise((r) => up.req.once("drain", r).once("close", r));
+          if (!more)
+            await new Promise<void>((resolve) => {
+              const go = () => {
+                up.req.off("drain", go).off("close", go);
+                resolve();
+              };
+              up.req.on("drain", go).on("close", go);
+            });
         }
       };
       void pump().catch(() => {});
