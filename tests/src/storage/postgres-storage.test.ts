@@ -122,7 +122,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
     assert.equal(tables[0]!.n, TABLES.length);
   });
 
-  it("change feed: a bumpVersion through one storage fires the other's watch within 2 s, only for that resource", async () => {
+  it("change feed: a bumpVersion through one storage fires the other's watch within 1 s, only for that resource", async () => {
     const url = await freshDatabase();
     const a = await open(url);
     const b = await open(url);
@@ -138,8 +138,8 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
     assert.deepEqual(seen, []);
     const t0 = Date.now();
     await bump(a, "channels");
-    await until("the watch of channels (within 2 s)", () => seen.length > 0 || undefined, 2000);
-    assert.ok(Date.now() - t0 < 2000);
+    await until("the watch of channels (within 1 s)", () => seen.length > 0 || undefined, 2000);
+    assert.ok(Date.now() - t0 < 2000, "a busy host's margin over the contract's 1 s");
     await new Promise((r) => setTimeout(r, 1300));
     assert.deepEqual(seen, ["channels"]);
     const versions = await query(b, "SELECT resource, version FROM state_versions");
