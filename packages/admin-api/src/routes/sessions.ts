@@ -40,7 +40,14 @@ export function forwardedSessionStop(ctx: AdminContext): MiddlewareHandler<Admin
   return async (c, next) => {
     const token = c.req.header(INSTANCE_TOKEN_HEADER);
     const stopForwarded = ctx.sessions.stopForwarded;
-    if (c.req.method !== "DELETE" || token === undefined || stopForwarded === undefined)
+    // Not in cluster mode (no instance of a cluster answers here): the header means nothing.
+    const clustered = ctx.clusterSessions?.self() !== undefined;
+    if (
+      c.req.method !== "DELETE" ||
+      token === undefined ||
+      stopForwarded === undefined ||
+      !clustered
+    )
       return next();
     const stopped = await stopForwarded(c.req.param("id") ?? "", token);
     if (stopped === undefined) throw new GatewayError("forbidden", "invalid instance token");
