@@ -101,7 +101,9 @@ export async function composeFull(
     sessions: {
       list: () => sessions?.list() ?? [],
       warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
-      stop: (id) => sessions!.stop(id),
+      stop: (id, requestId) => (cluster ? cluster.stopSession(id, requestId) : sessions!.stop(id)),
+      stopForwarded: (id, token) =>
+        cluster ? cluster.stopForwarded(id, token) : Promise.resolve(undefined),
     },
     // Cluster mode: viewer seats carry this instance's lease id, and `/v1/status` lists
     // every instance's sessions with their owner.

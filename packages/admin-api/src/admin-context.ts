@@ -41,7 +41,14 @@ export interface SessionControl {
   list(): readonly RuntimeSessionView[];
   /** Cluster mode answers once the channel's lease was claimed (or found held elsewhere). */
   warmup(channelId: string): WarmupAnswer | Promise<WarmupAnswer>;
-  stop(channelId: string): Promise<boolean>;
+  /** Cluster mode: stops the session wherever it runs (forwarded to the channel's owner). */
+  stop(channelId: string, requestId?: string): Promise<boolean>;
+  /**
+   * Cluster mode: a stop another instance forwarded with its session stop token
+   * (`X-Svc-Instance-Token`). Undefined when the token is not good; else whether a
+   * session of this instance was stopped.
+   */
+  stopForwarded?(channelId: string, token: string): Promise<boolean | undefined>;
 }
 
 export type WarmupAnswer =
