@@ -78,7 +78,13 @@ const CASES: {
 describe("carrySecrets (issue 30 item 2)", () => {
   for (const c of CASES)
     it(c.name, () => {
-      const r = carrySecrets({ from: A, to: c.to, stored: STORED, written: c.written, mode: c.mode });
+      const r = carrySecrets({
+        from: A,
+        to: c.to,
+        stored: STORED,
+        written: c.written,
+        mode: c.mode,
+      });
       assert.deepEqual(r, { headers: c.headers, keys: c.keys, dropped: c.dropped });
     });
 

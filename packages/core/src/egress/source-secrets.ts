@@ -12,7 +12,7 @@ export interface CarriedSecrets {
   readonly keys: Record<string, string>;
   /**
    * Stored secrets left behind because the source moved to another origin, named by their
-   * place in a write body (`headers.Authorization`, `keys.<KID>`), in stored order.
+   * place in a write body (`headers.Authorization`, `keys.<KID>`), sorted.
    */
   readonly dropped: string[];
 }
@@ -71,7 +71,7 @@ export function carrySecrets(input: {
     secret: () => !same,
     drop: (kid) => dropped.push(`keys.${kid}`),
   });
-  return { headers, keys, dropped };
+  return { headers, keys, dropped: dropped.sort() };
 }
 
 function carryMap(

@@ -206,7 +206,13 @@ async function routeOf(deps: TestDeps, body: TestBody): Promise<Omit<RouteReques
       proxies: mergeProfiles(body.draft, deps.stored),
       rules: body.draft.rules.map((r, i) => ({ ...r, id: r.id ?? `draft-${i}` })),
     };
-    assertValidDocument(doc);
+    try {
+      assertValidDocument(doc);
+    } catch (err) {
+      // Name the field as the body has it (`draft.proxies[0].url`).
+      if (err instanceof GatewayError) throw new GatewayError(err.code, `draft.${err.message}`);
+      throw err;
+    }
     const proxies = await Promise.all(
       doc.proxies.map(async (p, i) =>
         saved.has(`${p.id}\n${p.url}`) ? p : await guardedProxy(deps, p, `draft.proxies[${i}].url`),
