@@ -59,7 +59,7 @@ export function compareChannels(a: Channel, b: Channel): number {
  * Returns undefined when the channel names an upstream that does not exist.
  */
 export function resolveChannelSource(
-  channel: Channel,
+  channel: Pick<Channel, "source_url" | "upstream" | "path">,
   catalog: ChannelCatalog,
 ): string | undefined {
   if (channel.source_url !== "") return channel.source_url;
