@@ -24,6 +24,8 @@ export interface TsLiveOrigin {
  *
  * - `/live.ts`: the stream, for as long as the client reads;
  * - `/drop.ts`: the stream, but each connection is cut after `dropAfterMs`;
+ * - `/stall.ts`: the stream, but each connection falls silent (and stays open) after
+ *   `dropAfterMs`;
  * - `/garbage.ts`: 96 KiB of an HLS playlist under `video/mp2t`, then the end.
  */
 export async function startTsLiveOrigin(o: { dropAfterMs?: number } = {}): Promise<TsLiveOrigin> {
@@ -58,13 +60,14 @@ export async function startTsLiveOrigin(o: { dropAfterMs?: number } = {}): Promi
       res.end(garbage);
       return;
     }
-    if (path !== "/live.ts" && path !== "/drop.ts") {
+    if (path !== "/live.ts" && path !== "/drop.ts" && path !== "/stall.ts") {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { "content-type": "video/mp2t" });
     clients.add(res);
     if (path === "/drop.ts") setTimeout(() => res.destroy(), o.dropAfterMs ?? 4000).unref();
+    if (path === "/stall.ts") setTimeout(() => clients.delete(res), o.dropAfterMs ?? 4000).unref();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -196,6 +196,34 @@ describe("ingress: ts through the lite binary", () => {
   });
 });
 
+describe("ingress: ts through the lite binary: a stalled source", () => {
+  it("drops a connection that falls silent for 5 s and reconnects with a discontinuity", async () => {
+    const gw = await startGateway("lite", {
+      auth: authSection(),
+      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+      channels: [tsChannel("silent", "/stall.ts")],
+    });
+    try {
+      const play = `${gw.url}/v1/play/silent/index.m3u8`;
+      assert.equal((await get(play)).status, 200);
+      const text = await until(
+        "a discontinuity after the source fell silent",
+        async () => {
+          const r = await get(play);
+          return r.text.includes("#EXT-X-DISCONTINUITY\n") ? r.text : undefined;
+        },
+        30_000,
+      );
+      const conns = origin.connections.filter((c) => c.headers["user-agent"] === "ts-agent-silent");
+      assert.ok(conns.length >= 2, `${conns.length} connections`);
+      assert.equal(conns[0]!.open, false, "the silent connection was closed by the gateway");
+      assert.ok(entries(text).length >= 2);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
+
 describe("ingress: ts through the full binary", () => {
   let gw: GatewayProcess;
   let admin: string;

@@ -79,10 +79,7 @@ export class SegmentCutter {
   private lastDts: number | undefined;
   private frameTicks = 0;
   private nextDiscontinuity = false;
-  /** PSI sections that failed their checks (CRC, lengths). */
-  psiErrors = 0;
-  /** Packets of the timing stream seen (video, or audio without video). */
-  timingPackets = 0;
+  private lastCodecs: string | undefined;
 
   constructor(opts: SegmentCutterOptions) {
     this.opts = {
@@ -102,8 +99,6 @@ export class SegmentCutter {
     if (this.pmt !== undefined)
       this.lastCodecs = programCodecs(this.pmt, this.sps) ?? this.lastCodecs;
   }
-
-  private lastCodecs: string | undefined;
 
   /** Feeds 188-byte packets; returns the segments they completed. */
   push(packets: readonly Buffer[]): TsSegment[] {
@@ -144,7 +139,6 @@ export class SegmentCutter {
       this.append(p);
       return;
     }
-    this.timingPackets += 1;
     if (!h.payloadUnitStart) {
       this.append(p);
       if (this.pending && this.scanner && !this.scanner.done) {
@@ -276,19 +270,14 @@ export class SegmentCutter {
     t.packets = [];
     if (pid === PAT_PID) {
       const pat = parsePat(section);
-      if (!pat.ok || pat.value.length === 0) {
-        this.psiErrors += 1;
-        return;
-      }
+      // A section failing its CRC is skipped: the source repeats PAT and PMT.
+      if (!pat.ok || pat.value.length === 0) return;
       this.pmtPid = pat.value[0]!.pmtPid;
       this.patPackets = copies;
       return;
     }
     const pmt = parsePmt(section);
-    if (!pmt.ok) {
-      this.psiErrors += 1;
-      return;
-    }
+    if (!pmt.ok) return;
     this.pmtPackets = copies;
     const same = this.pmt !== undefined && this.timingPidOf(pmt.value) === this.timingPid;
     this.pmt = pmt.value;
