@@ -4,7 +4,15 @@
  * playback knows which.
  */
 
-export type Ingress = "hls" | "dash";
+export type Ingress = "hls" | "dash" | "ts";
+
+/**
+ * Ingress types a runtime session packages locally (DASH, and MPEG-TS: extensions "MPEG-TS
+ * ingress"); HLS channels are proxied.
+ */
+export function isPackagedIngress(ingress: Ingress): boolean {
+  return ingress === "dash" || ingress === "ts";
+}
 export type DashEngine = "auto" | "native" | "ffmpeg";
 
 /** A channel as playback and the admin API see it (operator contract "Channel object"). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ChannelCatalog } from "@svc/core/catalog";
+import { type ChannelCatalog, isPackagedIngress } from "@svc/core/catalog";
 import type { Build } from "@svc/core/http";
 import type { LocalIngress } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
@@ -121,7 +121,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
         .list()
         .filter(
           (c) =>
-            c.ingress === "dash" &&
+            isPackagedIngress(c.ingress) &&
             c.autostart &&
             !c.disabled &&
             !ownership.holds(c.id) &&
@@ -151,7 +151,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
       const sessions = o.sessions();
       const channel = o.catalog.get(channelId);
       // Unknown, HLS or disabled channels: the session manager's own answer.
-      if (channel === undefined || channel.ingress !== "dash" || channel.disabled)
+      if (channel === undefined || !isPackagedIngress(channel.ingress) || channel.disabled)
         return sessions.warmup(channelId);
       const owner = await ownership.resolve(channelId, true);
       // Its owner runs (or is starting) it; the spec's warmup answer is `starting`.
