@@ -77,7 +77,9 @@ function send(
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (xs: number[]) =>
-  `median ${median(xs).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (n=${xs.length})`;
+  xs.length === 0
+    ? "n=0"
+    : `median ${median(xs).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms (n=${xs.length})`;
 
 for (const build of ["lite", "full"] as const) {
   describe(`${build}: a login flood does not starve playback`, () => {
