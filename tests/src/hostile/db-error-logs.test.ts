@@ -12,11 +12,13 @@ import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
 
 /**
  * Issue 30 item 7: a failing database write is logged without its statement,
- * its parameters or the server's text about them. drizzle's query error carries
- * the whole statement with its parameters (here the egress document, with a
- * proxy URL and its password), and PostgreSQL's reason may quote the row; the
- * error handler logged all of it. The write is refused by a trigger the test
- * puts on the real database while the gateway runs (SQLite file or PostgreSQL).
+ * its parameters or the database's text about them. On PostgreSQL drizzle's
+ * query error carries the whole statement with its parameters (here the egress
+ * document, with a proxy URL and its password); on both databases the driver's
+ * message can quote a value (a trigger's RAISE, a data error, a function's
+ * error). The error handler logged all of it. The write is refused by a trigger
+ * the test puts on the real database while the gateway runs, whose message
+ * quotes the new row.
  */
 describe(`full (${TEST_STORAGE}): a database write that fails logs no secret`, () => {
   const canary = `cnrydbpw${randomBytes(6).toString("hex")}`;
@@ -48,13 +50,12 @@ describe(`full (${TEST_STORAGE}): a database write that fails logs no secret`, (
     if (databaseUrl === undefined) {
       const db = new Database(join(gw.dataDir, "state.db"));
       db.exec(`CREATE TRIGGER svc_test_refuse BEFORE UPDATE ON egress_config
-        BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+        BEGIN SELECT RAISE(ABORT, 'refused: ' || NEW.document); END`);
       db.close();
       return;
     }
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    // The server's message quotes the new row, as a data error's message can.
     await client.query(`CREATE FUNCTION svc_test_refuse() RETURNS trigger LANGUAGE plpgsql AS
       $$ BEGIN RAISE EXCEPTION 'refused: %', NEW.document; END $$`);
     await client.query(`CREATE TRIGGER svc_test_refuse BEFORE UPDATE ON egress_config
@@ -79,12 +80,13 @@ describe(`full (${TEST_STORAGE}): a database write that fails logs no secret`, (
     const logged = lines.filter((l) => l.includes('"unhandled error"'));
     assert.equal(logged.length, 1, lines.join("\n"));
     const record = JSON.parse(logged[0]!);
-    // The driver's error under drizzle's, by class and code.
-    assert.equal(record.err.type, "DrizzleQueryError");
-    assert.equal(
-      record.err.cause.code,
-      databaseUrl === undefined ? "SQLITE_CONSTRAINT_TRIGGER" : "P0001",
-    );
+    // The driver's error (under drizzle's on PostgreSQL; better-sqlite3's synchronous
+    // calls are not wrapped), by class and code.
+    const driver = databaseUrl === undefined ? record.err : record.err.cause;
+    if (databaseUrl !== undefined) assert.equal(record.err.type, "DrizzleQueryError");
+    assert.equal(driver.type, databaseUrl === undefined ? "SqliteError" : "DatabaseError");
+    assert.equal(driver.code, databaseUrl === undefined ? "SQLITE_CONSTRAINT_TRIGGER" : "P0001");
+    assert.equal(driver.message, undefined);
     for (const line of lines) {
       assert.ok(!line.includes(canary), `the proxy password in a log line: ${line}`);
       assert.ok(!line.includes("Failed query"), `a statement in a log line: ${line}`);
