@@ -52,7 +52,8 @@ export function loggableError(err: unknown, depth = 0): LoggedError {
       stack: framesOf(err),
     };
   if (isPgServerError(err, code)) {
-    const out: Record<string, unknown> = { type, code, stack: framesOf(err) };
+    // Named here: a bundler may rename the class (esbuild made it `DatabaseError2`).
+    const out: Record<string, unknown> = { type: "DatabaseError", code, stack: framesOf(err) };
     if (PG_CLASSES_WITH_SAFE_TEXT.has(code.slice(0, 2))) out.message = err.message;
     for (const f of PG_SCHEMA_FIELDS) {
       const v = (err as unknown as Record<string, unknown>)[f];
