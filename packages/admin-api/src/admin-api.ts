@@ -1,5 +1,10 @@
 import { hostname } from "node:os";
-import { createRateLimiter, type RateLimiter, type SessionTokens } from "@svc/core/auth";
+import {
+  createRateLimiter,
+  type PasswordHasher,
+  type RateLimiter,
+  type SessionTokens,
+} from "@svc/core/auth";
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
@@ -66,6 +71,8 @@ export interface AdminStateOptions {
   readonly log: Logger;
   readonly sessionTokens: SessionTokens;
   readonly limiter: RateLimiter;
+  /** The process's one password hasher (shared with the login route). */
+  readonly passwords: PasswordHasher;
   readonly defaultUserAgent: string;
   /** The egress playback uses; the admin API's probes go through the same guard and pool. */
   readonly egress: Egress;
@@ -161,6 +168,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     feed: storage.feed,
     accounts,
     sessionTokens: options.sessionTokens,
+    passwords: options.passwords,
     limiter:
       storage.kind === "postgres"
         ? createPgRateLimiter(storage.pg!, {

@@ -1,4 +1,4 @@
-import type { RateLimiter, SessionTokens } from "@svc/core/auth";
+import type { PasswordHasher, RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import { publicBase } from "@svc/playback/routes";
@@ -60,6 +60,8 @@ export interface AdminContext {
   readonly config: GatewayConfig;
   readonly accounts: MutableAccountDirectory;
   readonly sessionTokens: SessionTokens;
+  /** bcrypt work, bounded per process (shared with the login route). */
+  readonly passwords: PasswordHasher;
   /** The login limiter, shared with `PUT /v1/me/credentials` (spec "Limits"). */
   readonly limiter: RateLimiter;
   readonly channels: ChannelStore;
