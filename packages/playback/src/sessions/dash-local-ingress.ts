@@ -82,7 +82,8 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (!session) throw new GatewayError("not_ready", "channel is not running");
     const signal = clientSignal(c);
     if (!(await waitReady(session, req, signal)))
-      throw notReady(
+      throw notServed(
+        session,
         session.state === "failed"
           ? "channel session failed (its reason is last_error in the session status)"
           : session.lastError === null
@@ -121,7 +122,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     session.touch();
     const signal = clientSignal(c);
     if (lf.kind === "playlist" && !(await waitReady(session, req, signal)))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const pub = session.packager?.publication;
     if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
     const window = pub.windows.get(lf.rendition);
@@ -172,7 +173,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     }
     session.touch();
     if (playlistFile && !(await waitReady(session, req, clientSignal(c))))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const packager = session.packager;
     if (packager?.folder === undefined)
       throw playlistFile ? notReady("channel is starting") : gone();
@@ -389,6 +390,26 @@ function gone(): GatewayError {
     status: 410,
     headers: { "Retry-After": "2" },
   });
+}
+
+/**
+ * The answer for a session that is not ready: a start that failed for good answers what
+ * it failed on (issue 30 item 10: 403 for an address the egress guard refuses, 502 for an
+ * MPD that can never yield a segment) instead of a `not_ready` a player would retry. The
+ * host stays out of the message (play URLs may be public): `last_error` names it.
+ */
+function notServed(session: RuntimeSession, message: string): GatewayError {
+  if (session.state === "failed" && session.failureCause === "refused")
+    return new GatewayError(
+      "forbidden",
+      "the channel's source names an address the egress guard refuses (last_error in the session status names it)",
+    );
+  if (session.state === "failed" && session.failureCause === "unplayable")
+    return new GatewayError(
+      "upstream_error",
+      "the channel's MPD can never yield a segment (last_error in the session status says why)",
+    );
+  return notReady(message);
 }
 
 function notReady(message: string): GatewayError {
