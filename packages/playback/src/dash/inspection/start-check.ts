@@ -40,6 +40,11 @@ export async function checkSessionStart(
     const selection = selectRepresentations(period, prefs);
     if (selection.video) chosen.push(selection.video.representation);
     for (const a of selection.audio) chosen.push(a.representation);
+    // Sets that declare no type at all (no @contentType, @mimeType or @codecs) may still
+    // be media ffmpeg can probe: they keep the engine fallback, and are checked instead.
+    if (chosen.length === 0)
+      for (const set of period.adaptationSets)
+        if (set.contentType === "unknown") chosen.push(...set.representations);
   }
   if (chosen.length === 0)
     return {
