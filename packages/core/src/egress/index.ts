@@ -36,6 +36,7 @@ export {
   routingFromConfig,
   runsInContainer,
 } from "./from-config.js";
+export { guardRefusal } from "./guard-verdict.js";
 export type { Resolver } from "./guarded-connector.js";
 export { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
 export type { BodyRewrite } from "./proxy-relay.js";

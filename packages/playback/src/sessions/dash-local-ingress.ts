@@ -16,7 +16,7 @@ import type { PlaybackStats } from "../playback-stats.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
-import { clientSignal, gone, notReady, waitReady } from "./play-waits.js";
+import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 import { createTsLocalIngress } from "./ts/ts-local-ingress.js";
@@ -81,7 +81,8 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (!session) throw new GatewayError("not_ready", "channel is not running");
     const signal = clientSignal(c);
     if (!(await waitReady(session, req, signal)))
-      throw notReady(
+      throw notServed(
+        session,
         session.state === "failed"
           ? "channel session failed (its reason is last_error in the session status)"
           : session.lastError === null
@@ -120,7 +121,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     session.touch();
     const signal = clientSignal(c);
     if (lf.kind === "playlist" && !(await waitReady(session, req, signal)))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const pub = session.packager?.publication;
     if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
     const window = pub.windows.get(lf.rendition);
@@ -171,7 +172,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     }
     session.touch();
     if (playlistFile && !(await waitReady(session, req, clientSignal(c))))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const packager = session.packager;
     if (packager?.folder === undefined)
       throw playlistFile ? notReady("channel is starting") : gone();

@@ -1,3 +1,4 @@
+import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import type { SegmentContinuity, TsWindow } from "./ts/ts-window.js";
@@ -26,7 +27,13 @@ export interface Packager {
   readonly ready: Promise<void>;
   start(): Promise<
     | { readonly ok: true }
-    | { readonly ok: false; readonly message: string; readonly unsupported?: string }
+    | {
+        readonly ok: false;
+        readonly message: string;
+        readonly unsupported?: string;
+        /** Every retry would fail the same way: play requests answer with it at once. */
+        readonly cause?: StartFailureCause;
+      }
   >;
   stop(): Promise<void>;
   bytesHeld(): number;

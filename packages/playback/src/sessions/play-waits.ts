@@ -34,6 +34,26 @@ export function gone(): GatewayError {
   });
 }
 
+/**
+ * The answer for a session that is not ready: a start that failed for good answers what
+ * it failed on (issue 30 item 10: 403 for an address the egress guard refuses, 502 for an
+ * MPD that can never yield a segment) instead of a `not_ready` a player would retry. The
+ * host stays out of the message (play URLs may be public): `last_error` names it.
+ */
+export function notServed(session: RuntimeSession, message: string): GatewayError {
+  if (session.state === "failed" && session.failureCause === "refused")
+    return new GatewayError(
+      "forbidden",
+      "the channel's source names an address the egress guard refuses (last_error in the session status names it)",
+    );
+  if (session.state === "failed" && session.failureCause === "unplayable")
+    return new GatewayError(
+      "upstream_error",
+      "the channel's MPD can never yield a segment (last_error in the session status says why)",
+    );
+  return notReady(message);
+}
+
 export function notReady(message: string): GatewayError {
   return new GatewayError("not_ready", message, { headers: { "Retry-After": "2" } });
 }

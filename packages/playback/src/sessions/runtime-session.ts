@@ -1,5 +1,6 @@
 import type { Channel } from "@svc/core/catalog";
 import { isSensitiveHeader } from "@svc/core/egress";
+import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import { chooseEngine } from "./engine-choice.js";
 import { createScrubber } from "./ffmpeg/secret-scrubber.js";
@@ -62,6 +63,8 @@ export class RuntimeSession {
   lastTouch = Date.now();
   errors = 0;
   lastError: string | null = null;
+  /** Why the last start failed for good (play requests answer with it), else null. */
+  failureCause: StartFailureCause | null = null;
   restarts = 0;
   engine: "native" | "ffmpeg";
   fallbackReason: string | null = null;
@@ -119,6 +122,7 @@ export class RuntimeSession {
   /** Starts a packager (a new generation) and follows it to `running` or `failed`. */
   async begin(): Promise<void> {
     if (this.state === "stopping") return;
+    this.failureCause = null;
     const source = this.deps.sourceUrl(this.channel);
     if (source === undefined) return this.fail("channel source is not configured");
     let choice = chooseEngine(this.channel.engine, undefined);
@@ -153,6 +157,7 @@ export class RuntimeSession {
           continue;
         }
       }
+      this.failureCause = started.cause ?? null;
       return this.fail(started.message);
     }
     const packager = this.packager;
