@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
 import { channelLeasesFor } from "@svc/admin-api/cluster";
@@ -7,12 +8,13 @@ import { buildOpenApiDocument } from "@svc/admin-api/openapi";
 import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
 import {
   createLoginRoute,
+  createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
-import { assertClusterIdentity, type GatewayConfig } from "@svc/core/config";
+import { assertClusterIdentity, type Environment, type GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import {
@@ -59,9 +61,12 @@ export async function composeFull(
     config,
     log,
     advertised,
+    env,
   }: {
     config: GatewayConfig;
     log: Logger;
+    /** The boot's environment (embedders may pass none: libuv's defaults then). */
+    env?: Environment;
     /** `server.advertise_url` after listen (the boot sequence passes it; embedders may not). */
     advertised?: AdvertisedUrl;
   },
@@ -82,6 +87,11 @@ export async function composeFull(
   });
   // One limiter: login per IP and credential changes per username + IP share it (spec "Limits").
   const limiter = createRateLimiter(config.auth.login_rate_per_min);
+  // One hasher: login and credential changes share its slots of libuv's thread pool.
+  const passwords = createPasswordHasher({
+    cores: availableParallelism(),
+    threadpoolSize: env?.threadpoolSize,
+  });
   // Filled once the playback runtime and the session manager exist (they need the
   // database-backed catalog first).
   let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
@@ -94,6 +104,7 @@ export async function composeFull(
     log,
     sessionTokens,
     limiter,
+    passwords,
     defaultUserAgent: `${info.name}/${info.version}`,
     egress,
     accessLog: options.accessLog ?? true,
@@ -101,7 +112,9 @@ export async function composeFull(
     sessions: {
       list: () => sessions?.list() ?? [],
       warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
-      stop: (id) => sessions!.stop(id),
+      stop: (id, requestId) => (cluster ? cluster.stopSession(id, requestId) : sessions!.stop(id)),
+      stopForwarded: (id, token) =>
+        cluster ? cluster.stopForwarded(id, token) : Promise.resolve(undefined),
     },
     // Cluster mode: viewer seats carry this instance's lease id, and `/v1/status` lists
     // every instance's sessions with their owner.
@@ -203,7 +216,12 @@ export async function composeFull(
   // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
   app.route(
     "/",
-    createLoginRoute({ accounts: ctx.accounts, tokens: sessionTokens, limiter: ctx.limiter }),
+    createLoginRoute({
+      accounts: ctx.accounts,
+      tokens: sessionTokens,
+      limiter: ctx.limiter,
+      passwords,
+    }),
   );
   app.route(
     "/",

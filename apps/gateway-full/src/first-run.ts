@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { hashPassword } from "@svc/core/auth";
+import { createPasswordHasher } from "@svc/core/auth";
 
 /** Where `npm start` keeps its state when no config is named (operator contract "Commands"). */
 export const DEFAULT_DATA_DIR = "./data";
@@ -23,7 +23,8 @@ export async function ensureDefaultConfig(): Promise<{
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // 18 random bytes: 24 base64url characters, ~144 bits.
   const password = randomBytes(18).toString("base64url");
-  const hash = await hashPassword(password);
+  // Before the server starts: one hash, alone in the process.
+  const hash = await createPasswordHasher({ cores: 1 }).hash(password);
   const yaml = [
     "# Written by the first `npm start`. Edit freely: the gateway never rewrites this file.",
     "server:",

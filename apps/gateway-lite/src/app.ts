@@ -1,6 +1,8 @@
+import { availableParallelism } from "node:os";
 import {
   accountsFromConfig,
   createLoginRoute,
+  createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
   createStaticDirectory,
@@ -8,7 +10,7 @@ import {
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
 import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
-import type { GatewayConfig } from "@svc/core/config";
+import type { Environment, GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
@@ -35,9 +37,12 @@ import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
 export async function composeLite({
   config,
   log,
+  env,
 }: {
   config: GatewayConfig;
   log: Logger;
+  /** The boot's environment (embedders may pass none: libuv's defaults then). */
+  env?: Environment;
 }): Promise<ComposedGateway> {
   // First: claim data_dir before anything reads or writes it (generated keys, ffmpeg reaping).
   if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
@@ -68,6 +73,10 @@ export async function composeLite({
       accounts,
       tokens,
       limiter: createRateLimiter(config.auth.login_rate_per_min),
+      passwords: createPasswordHasher({
+        cores: availableParallelism(),
+        threadpoolSize: env?.threadpoolSize,
+      }),
     }),
   );
   app.route(

@@ -1,5 +1,10 @@
 import { hostname } from "node:os";
-import { createRateLimiter, type RateLimiter, type SessionTokens } from "@svc/core/auth";
+import {
+  createRateLimiter,
+  type PasswordHasher,
+  type RateLimiter,
+  type SessionTokens,
+} from "@svc/core/auth";
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
@@ -22,7 +27,7 @@ import { createMetricsRoute } from "./routes/metrics.js";
 import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
 import { createProbeRoutes } from "./routes/probes.js";
 import { createReadRoutes } from "./routes/read-routes.js";
-import { createSessionRoutes } from "./routes/sessions.js";
+import { createSessionRoutes, forwardedSessionStop } from "./routes/sessions.js";
 import { createSettingsRoutes } from "./routes/settings.js";
 import { createAccountDirectory } from "./services/accounts/account-directory.js";
 import { createApiTokenStore } from "./services/api-tokens/token-store.js";
@@ -66,6 +71,8 @@ export interface AdminStateOptions {
   readonly log: Logger;
   readonly sessionTokens: SessionTokens;
   readonly limiter: RateLimiter;
+  /** The process's one password hasher (shared with the login route). */
+  readonly passwords: PasswordHasher;
   readonly defaultUserAgent: string;
   /** The egress playback uses; the admin API's probes go through the same guard and pool. */
   readonly egress: Egress;
@@ -161,6 +168,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     feed: storage.feed,
     accounts,
     sessionTokens: options.sessionTokens,
+    passwords: options.passwords,
     limiter:
       storage.kind === "postgres"
         ? createPgRateLimiter(storage.pg!, {
@@ -240,6 +248,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
 export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   if (ctx.metrics !== undefined) app.use(ctx.metrics.middleware);
+  app.use("/v1/admin/sessions/:id", forwardedSessionStop(ctx));
   app.use(
     credentialGate({
       routes: createRouteMatcher(),
@@ -251,20 +260,16 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
     }),
   );
   if (ctx.metrics !== undefined) app.route("/", createMetricsRoute(ctx.metrics));
-  // Cluster mode: an admin write's If-Match and existence checks run against what the
-  // database holds, not a mirror up to one poll (1 s) behind another instance's write.
-  // One cheap query per authenticated admin write (after the gate: never for anonymous
-  // requests, never for logins or playback); a no-op on SQLite (one writer).
+  // Cluster mode, read-after-write (operator contract "Cluster mode"): every admin read
+  // and write, on whatever instance the balancer picked, first compares the mirrors with
+  // `state_versions` (one query of a handful of rows) and reloads the ones behind, so it
+  // reflects every write acknowledged before it was sent and checks If-Match against the
+  // database. Chosen over reading every admin answer from the database: the mirrors stay
+  // the one code path for both storages, and a reload runs only when something changed.
+  // Only for requests the gate authenticated (never anonymous, login or playback ones);
+  // a no-op on SQLite (one writer).
   app.use(async (c, next) => {
-    const m = c.req.method;
-    const p = c.req.path;
-    if (
-      m !== "GET" &&
-      m !== "HEAD" &&
-      m !== "OPTIONS" &&
-      (p.startsWith("/v1/admin/") || p.startsWith("/v1/me/"))
-    )
-      await ctx.feed.catchUp();
+    if (c.get("principal") !== undefined) await ctx.feed.catchUp();
     await next();
   });
   app.route("/", createMeRoutes(ctx));

@@ -1,4 +1,4 @@
-import type { RateLimiter, SessionTokens } from "@svc/core/auth";
+import type { PasswordHasher, RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import { publicBase } from "@svc/playback/routes";
@@ -41,7 +41,14 @@ export interface SessionControl {
   list(): readonly RuntimeSessionView[];
   /** Cluster mode answers once the channel's lease was claimed (or found held elsewhere). */
   warmup(channelId: string): WarmupAnswer | Promise<WarmupAnswer>;
-  stop(channelId: string): Promise<boolean>;
+  /** Cluster mode: stops the session wherever it runs (forwarded to the channel's owner). */
+  stop(channelId: string, requestId?: string): Promise<boolean>;
+  /**
+   * Cluster mode: a stop another instance forwarded with its session stop token
+   * (`X-Svc-Instance-Token`). Undefined when the token is not good; else whether a
+   * session of this instance was stopped.
+   */
+  stopForwarded?(channelId: string, token: string): Promise<boolean | undefined>;
 }
 
 export type WarmupAnswer =
@@ -53,6 +60,8 @@ export interface AdminContext {
   readonly config: GatewayConfig;
   readonly accounts: MutableAccountDirectory;
   readonly sessionTokens: SessionTokens;
+  /** bcrypt work, bounded per process (shared with the login route). */
+  readonly passwords: PasswordHasher;
   /** The login limiter, shared with `PUT /v1/me/credentials` (spec "Limits"). */
   readonly limiter: RateLimiter;
   readonly channels: ChannelStore;

@@ -4,7 +4,15 @@
  * playback knows which.
  */
 
-export type Ingress = "hls" | "dash";
+export type Ingress = "hls" | "dash" | "ts";
+
+/**
+ * Ingress types a runtime session packages locally (DASH, and MPEG-TS: extensions "MPEG-TS
+ * ingress"); HLS channels are proxied.
+ */
+export function isPackagedIngress(ingress: Ingress): boolean {
+  return ingress === "dash" || ingress === "ts";
+}
 export type DashEngine = "auto" | "native" | "ffmpeg";
 
 /** A channel as playback and the admin API see it (operator contract "Channel object"). */
@@ -59,7 +67,7 @@ export function compareChannels(a: Channel, b: Channel): number {
  * Returns undefined when the channel names an upstream that does not exist.
  */
 export function resolveChannelSource(
-  channel: Channel,
+  channel: Pick<Channel, "source_url" | "upstream" | "path">,
   catalog: ChannelCatalog,
 ): string | undefined {
   if (channel.source_url !== "") return channel.source_url;

@@ -1,7 +1,9 @@
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
+import { loggableError } from "./loggable-error.js";
 
 export type { Logger } from "pino";
+export { type LoggedError, loggableError } from "./loggable-error.js";
 
 /** `json`: one JSON object per line (for collectors); `pretty`: coloured, human-readable lines. */
 export type LogFormat = "json" | "pretty";
@@ -22,7 +24,9 @@ export function resolveLogFormat(requested: string | undefined, stdoutIsTty: boo
  * The gateway's structured logger on stdout. Secrets never reach it by
  * construction (request lines carry {@link redactPath} output), and the redact
  * list is a second fence for fields that might carry one; redaction happens
- * before either format renders the record.
+ * before either format renders the record. An `err` goes through
+ * {@link loggableError}: a database error is logged by class and code, never
+ * with the statement, its parameters or the server's text about them.
  */
 export function createLogger(options: {
   level: string;
@@ -52,6 +56,7 @@ export function createLogger(options: {
       level: options.level,
       base: { build: options.build },
       timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: loggableError },
       redact: {
         paths: [
           "password",

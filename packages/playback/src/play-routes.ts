@@ -1,4 +1,4 @@
-import { resolveChannelSource } from "@svc/core/catalog";
+import { isPackagedIngress, resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
 import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
 import { type Context, Hono } from "hono";
@@ -133,7 +133,7 @@ export function createPlayRoutes(
       const search = u.search === "" ? "?" : `${u.search}&`;
       return c.body(null, 307, { Location: `${base}${u.pathname}${search}viewer=${minted}` });
     }
-    if (req.channel.ingress === "dash") {
+    if (isPackagedIngress(req.channel.ingress)) {
       if (localIngress === undefined)
         throw new GatewayError("not_ready", "local packaging is not available");
       return localIngress.index(c, req);

@@ -5,6 +5,7 @@ import { pgChannelLeases } from "@svc/admin-api/cluster";
 import {
   accountsFromConfig,
   createLoginRoute,
+  createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
   createStaticDirectory,
@@ -143,7 +144,15 @@ async function startInstance(config: GatewayConfig, pool: pg.Pool): Promise<Inst
     config,
     log: createLogger({ level: "error", build: "full" }),
   });
-  app.route("/", createLoginRoute({ accounts, tokens, limiter: createRateLimiter(1000) }));
+  app.route(
+    "/",
+    createLoginRoute({
+      accounts,
+      tokens,
+      limiter: createRateLimiter(1000),
+      passwords: createPasswordHasher({ cores: 1 }),
+    }),
+  );
   const authorizer = createPlaybackAuthorizer({ requireAuth: true, tokens, accounts });
   app.route(
     "/v1/play",

@@ -7,6 +7,7 @@ import { createPgViewerSeatStore } from "@svc/admin-api/storage/viewer-seats/pos
 import {
   accountsFromConfig,
   createLoginRoute,
+  createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
   createStaticDirectory,
@@ -106,7 +107,10 @@ async function startInstance(
     config,
     log: createLogger({ level: "error", build: "full" }),
   });
-  app.route("/", createLoginRoute({ accounts, tokens, limiter }));
+  app.route(
+    "/",
+    createLoginRoute({ accounts, tokens, limiter, passwords: createPasswordHasher({ cores: 1 }) }),
+  );
   const authorizer = createPlaybackAuthorizer({ requireAuth: true, tokens, accounts });
   app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
   const server: RunningServer = await startServer(app, "127.0.0.1:0");

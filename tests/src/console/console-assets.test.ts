@@ -167,7 +167,7 @@ describe("console assets and the OpenAPI document (full build)", () => {
     const create =
       doc.paths["/v1/admin/channels"].post.requestBody.content["application/json"].schema;
     assert.equal(create.additionalProperties, false);
-    assert.deepEqual(create.properties.ingress.enum, ["hls", "dash"]);
+    assert.deepEqual(create.properties.ingress.enum, ["hls", "dash", "ts"]);
     assert.ok(create.required.includes("id") && create.required.includes("title"));
     const token =
       doc.paths["/v1/admin/api-tokens"].post.requestBody.content["application/json"].schema;

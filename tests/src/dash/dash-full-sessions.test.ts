@@ -62,11 +62,13 @@ describe("DASH sessions through the full binary (on demand, autostart, idle stop
     );
   });
 
-  it("answers 503 not_ready for a channel whose session failed (source refused)", async () => {
+  it("answers 403 forbidden for a channel whose source the egress guard refuses", async () => {
+    // Issue 30 item 10: a refusal fails every retry the same way, so the player is told
+    // why (no Retry-After) instead of a not_ready it would retry.
     const r = await requestJson(`${gw.url}/v1/play/refused/index.m3u8`);
-    assert.equal(r.status, 503);
-    assert.equal(r.body.error.code, "not_ready");
-    assert.equal(r.headers.get("retry-after"), "2");
+    assert.equal(r.status, 403);
+    assert.equal(r.body.error.code, "forbidden");
+    assert.equal(r.headers.get("retry-after"), null);
   });
 
   it("plays 10 s with ffmpeg through the full binary", async () => {

@@ -188,7 +188,14 @@ describe("native DASH engine: hostile MPDs fail fast, secrets stay home (full bi
   });
 
   it("fails a source whose BaseURL host the egress guard refuses, naming it (item 3)", async () => {
-    const err = await failsFast("refused-base", /the egress guard refused 127\.0\.0\.2:\d+/);
+    // Issue 30 item 10: answered 403 forbidden at once (before: 503, after the pumps tried).
+    const t0 = Date.now();
+    const r = await requestJson(`${gw.url}/v1/play/refused-base/index.m3u8`);
+    assert.ok(Date.now() - t0 < 5_000);
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.body.error.code, "forbidden");
+    const err = String(await lastError("refused-base"));
+    assert.match(err, /the egress guard refused 127\.0\.0\.2:\d+/);
     assert.match(err, /security\.allowed_hosts/);
     assert.equal(refused.hits.length, 0);
   });

@@ -234,16 +234,19 @@ describe("POST /v1/admin/egress/test: every outcome loopback can produce", () =>
     assert.ok(!r.text.includes("origin-secret"));
   });
 
-  it("blocked: a destination that is not a public address (and not allow-listed)", async () => {
+  it("refused, not a result: a destination that is not a public address is 403 forbidden", async () => {
+    // Spec "Egress": target safety has its own status (issue 30 item 4); every spelling and
+    // redirects: connection-test-refusals.test.ts.
     for (const host of ["127.0.0.2", "localhost"]) {
       const hits = origin.hits.length;
       const r = await test({ url: `http://${host}:${origin.port}/blob` });
-      assertShape(r, "blocked");
+      assertError(r, 403, "forbidden");
+      assert.match(r.body.error.message, /^url: /);
       assert.equal(origin.hits.length, hits);
       // Through a proxy the target is still checked here: the proxy is never asked.
       const carried = socksOpen.carried.length;
       const via = await test({ url: `http://${host}:${origin.port}/blob`, proxy_id: "socks" });
-      assertShape(via, "blocked");
+      assertError(via, 403, "forbidden");
       assert.equal(socksOpen.carried.length, carried);
     }
   });

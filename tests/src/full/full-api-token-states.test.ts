@@ -90,6 +90,39 @@ describe("full: API token states (If-Match, update, expiry, rotate, revoke, dele
     assert.equal(last.status, 401);
   });
 
+  it("caps expires_at on update at 10 years ahead, as expires_in_sec is capped at creation", async () => {
+    const t = await createApiToken(f.base, f.admin, ["read"], { expires_in_sec: 3600 });
+    const put = (expires_at: unknown, revision: number) =>
+      requestJson(url(`/v1/admin/api-tokens/${t.id}`), {
+        method: "PUT",
+        token: f.admin,
+        headers: { "if-match": `"${revision}"` },
+        body: { expires_at },
+      });
+    const day = 86_400_000;
+    // Spec "Limits": up to 10 years; the gateway counts 10 × 366 days, as at creation.
+    const within = new Date(Date.now() + 10 * 365 * day).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const ok = await put(within, 1);
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.body.credential.expires_at, within);
+    for (const beyond of [
+      new Date(Date.now() + 10 * 366 * day + day).toISOString(),
+      "9999-12-31T23:59:59Z",
+      "+275760-09-13T00:00:00.000Z",
+    ]) {
+      const r = await put(beyond, 2);
+      assertError(r, 400, "invalid_request");
+      assert.match(r.body.error.message, /expires_at: at most 10 years ahead/);
+    }
+    assertError(await put("next week", 2), 400, "invalid_request");
+    const listed = (
+      await requestJson(url("/v1/admin/api-tokens"), { token: f.admin })
+    ).body.tokens.find((x: { id: string }) => x.id === t.id);
+    assert.equal(listed.revision, 2, "refused updates change nothing");
+    assert.equal(listed.expires_at, within);
+    assert.equal((await requestJson(url("/v1/me"), { token: t.token })).status, 200);
+  });
+
   it("rotate replaces the secret at once and keeps name, scopes and expiry", async () => {
     const t = await createApiToken(f.base, f.admin, ["read"], { expires_in_sec: 7200 });
     assert.equal((await requestJson(url("/v1/me"), { token: t.token })).status, 200);

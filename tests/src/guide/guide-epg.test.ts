@@ -432,42 +432,6 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
   });
 });
 
-describe("guide: guide.cache false refreshes on demand, coalesced", () => {
-  it("fetches the source once per epg.xml request and once for concurrent requests", async () => {
-    const origin = await startGuideOrigin();
-    origin.routes.set("/g.xml", { body: alphaGuide(origin.url), delayMs: 400 });
-    const gw = await startGateway("full", {
-      auth: authSection([], { login_rate_per_min: 1000 }),
-      security: { allowed_hosts: ["127.0.0.1"] },
-      guide: { cache: false, logo_repositories: [] },
-      channels: [ch("bbc", "BBC One")],
-    });
-    try {
-      const { login } = await import("../harness/http-client.js");
-      const { ADMIN_PASSWORD } = await import("../harness/users.js");
-      const token = await login(gw.url, "admin", ADMIN_PASSWORD);
-      const c = await requestJson(`${gw.url}/v1/admin/epg/sources`, {
-        token,
-        body: { id: "g", url: `${origin.url}/g.xml` },
-      });
-      assert.equal(c.status, 201, c.text);
-      const before = origin.hits("/g.xml");
-      const one = await fetch(`${gw.url}/v1/epg.xml`).then((r) => r.text());
-      assert.ok(one.includes("News &amp; Weather"));
-      assert.equal(origin.hits("/g.xml"), before + 1);
-      const both = await Promise.all([
-        fetch(`${gw.url}/v1/epg.xml`).then((r) => r.text()),
-        fetch(`${gw.url}/v1/epg.xml.gz`).then((r) => r.arrayBuffer()),
-      ]);
-      assert.ok(both[0].includes("News &amp; Weather"));
-      assert.equal(origin.hits("/g.xml"), before + 2, "two concurrent requests, one refresh");
-    } finally {
-      await gw.stop();
-      await origin.close();
-    }
-  });
-});
-
 describe("guide: shutdown during a refresh", () => {
   it("aborts the download and exits 0 within 10 s", async () => {
     const origin = await startGuideOrigin();

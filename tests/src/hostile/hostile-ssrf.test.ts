@@ -217,19 +217,20 @@ for (const build of ["lite", "full"] as Build[]) {
         };
         for (let i = 0; i < targets.length; i += 1) {
           const t = targets[i]!;
-          // Egress connection test: `blocked`, or refused as a body; never dialled.
+          // Egress connection test: 403 `forbidden` (spec "Egress": target safety has its own
+          // status, issue 30 item 4), or 400 for a URL with credentials; never dialled.
           const e = await post(`egress test ${t}`, "/v1/admin/egress/test", {
             target: "custom",
             url: `${t}/trap/x`,
           });
-          if (e.status === 200) assert.equal(e.body.outcome, "blocked", `${t}: ${e.text}`);
-          else assert.equal(e.status, 400, `${t}: ${e.text}`);
+          const refusedAs = t.includes("@") ? [400, "invalid_request"] : [403, "forbidden"];
+          assert.deepEqual([e.status, e.body?.error?.code], refusedAs, `${t}: ${e.text}`);
           const viaRedirect = await post(`egress test redirect ${t}`, "/v1/admin/egress/test", {
             target: "custom",
             url: `${bait.url}/redirect/${i}`,
           });
-          assert.equal(viaRedirect.status, 200, viaRedirect.text);
-          assert.equal(viaRedirect.body.ok, false, viaRedirect.text);
+          assert.equal(viaRedirect.status, 403, viaRedirect.text);
+          assert.equal(viaRedirect.body.error.code, "forbidden", viaRedirect.text);
           // Probes of a saved channel, and of an unsaved source.
           for (const id of [`src${i}`, `redir${i}`, `up${i}`]) {
             const p = await post(`probe ${id}`, `/v1/admin/channels/${id}/probe`);

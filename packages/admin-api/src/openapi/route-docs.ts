@@ -226,7 +226,10 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: "Replace a channel",
     tag: "channels",
     body: channelWriteBody,
-    success: [200, "`{ok, id, egress_profile_id}`"],
+    success: [
+      200,
+      "`{ok, id, egress_profile_id}`, plus `dropped_secrets` when the source moved to another origin and stored secrets were left behind",
+    ],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "optional",
   },
@@ -396,7 +399,10 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: "Import an M3U playlist (preview or apply)",
     tag: "m3u",
     body: m3uImportBody,
-    success: [200, "`{preview, count, created, updated, skipped, entries}`"],
+    success: [
+      200,
+      "`{preview, count, created, updated, skipped, entries}`; an update entry that moves a source to another origin carries `dropped_secrets`",
+    ],
     errors: ["invalid_request", "conflict"],
   },
   "POST /v1/admin/exports/m3u": {
@@ -467,7 +473,10 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     summary: "Connection test",
     tag: "egress",
     body: testBody,
-    success: [200, "`{ok, reachable, outcome, …}` (200 even when connectivity fails)"],
+    success: [
+      200,
+      "`{ok, reachable, outcome, …}` (200 even when connectivity fails; a refused destination or unsaved proxy address is 403)",
+    ],
     errors: ["invalid_request", "forbidden"],
   },
 };

@@ -49,11 +49,15 @@ export function createMeRoutes(ctx: AdminContext): Hono<AdminEnv> {
       });
     }
     const body = await readJsonBody(c, credentialsBody);
-    const account = await changeCredentials({ accounts: ctx.accounts }, p.account, {
-      currentPassword: body.current_password,
-      username: body.username,
-      newPassword: body.new_password,
-    });
+    const account = await changeCredentials(
+      { accounts: ctx.accounts, passwords: ctx.passwords },
+      p.account,
+      {
+        currentPassword: body.current_password,
+        username: body.username,
+        newPassword: body.new_password,
+      },
+    );
     return c.json(await loginResponse(ctx.sessionTokens, account));
   });
 

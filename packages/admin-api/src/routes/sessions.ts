@@ -1,5 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
-import { Hono } from "hono";
+import { INSTANCE_TOKEN_HEADER } from "@svc/playback/cluster";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AdminContext } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 
@@ -18,11 +19,39 @@ export function createSessionRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.delete("/v1/admin/sessions/:id", async (c) => {
-    if (!(await ctx.sessions.stop(c.req.param("id")))) {
+    if (!(await ctx.sessions.stop(c.req.param("id"), c.get("requestId")))) {
       throw new GatewayError("not_found", "no running session for this channel");
     }
     return c.body(null, 204);
   });
 
   return app;
+}
+
+/**
+ * Cluster mode: the owner's side of a `DELETE /v1/admin/sessions/{id}` another instance
+ * forwarded (operator contract "Cluster mode": a stop sent to any instance stops the
+ * owner's session). Mounted before the credential gate: the request carries the
+ * forwarding instance's session stop token instead of the admin's credential, which that
+ * instance already checked. A request without the header goes on to the gate; one with a
+ * bad token is 403. The stop runs here only, never forwarded again.
+ */
+export function forwardedSessionStop(ctx: AdminContext): MiddlewareHandler<AdminEnv> {
+  return async (c, next) => {
+    const token = c.req.header(INSTANCE_TOKEN_HEADER);
+    const stopForwarded = ctx.sessions.stopForwarded;
+    // Not in cluster mode (no instance of a cluster answers here): the header means nothing.
+    const clustered = ctx.clusterSessions?.self() !== undefined;
+    if (
+      c.req.method !== "DELETE" ||
+      token === undefined ||
+      stopForwarded === undefined ||
+      !clustered
+    )
+      return next();
+    const stopped = await stopForwarded(c.req.param("id") ?? "", token);
+    if (stopped === undefined) throw new GatewayError("forbidden", "invalid instance token");
+    if (!stopped) throw new GatewayError("not_found", "no running session for this channel");
+    return c.body(null, 204);
+  };
 }

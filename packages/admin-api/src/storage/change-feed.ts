@@ -2,7 +2,8 @@
  * The resources the full build mirrors in memory (reads never wait on the
  * database). In cluster mode another instance can change any of them; the
  * change feed reloads the mirror (operator contract "Cluster mode": a write on
- * one instance is seen by the others within 2 seconds).
+ * one instance is seen by the others within 1 second, pushed by `NOTIFY`, and
+ * an admin read checks the versions first: read-after-write).
  */
 export type MirroredResource =
   | "channels"
@@ -23,8 +24,11 @@ export interface ChangeFeed {
   watch(resource: MirroredResource, reload: () => Promise<void>): void;
   /**
    * Reads the versions now and finishes every reload that is due before it
-   * resolves: a write request calls it first, so its `If-Match` is checked
-   * against what the database holds, not against a mirror up to one poll behind.
+   * resolves (a reload already running that may have read older rows is run
+   * once more). Every authenticated admin request calls it first, so a read
+   * reflects every write acknowledged before it was sent, on any instance, and
+   * a write's `If-Match` is checked against what the database holds. When the
+   * database cannot be read, it resolves anyway: the mirror answers.
    */
   catchUp(): Promise<void>;
   /** Stops watching; idempotent. */

@@ -173,7 +173,8 @@ describeEachStorage("mirror stores on the change feed", (open, kind) => {
         await channelsA.commit({ put: [channel("x", { title: "made on a" })] });
         await settingsA.save({ ...settingsA.current(), publicBaseUrl: "", revision: 2 });
         await egressA.commit({ ...egressA.current().document, rules: [] });
-        // The contract's bound is 2 s (1 s polls); the deadline leaves room for a busy machine.
+        // The contract's bound is 1 s (pushed by NOTIFY, 1 s polls as the fallback); the
+        // deadline leaves room for a busy machine.
         await until(
           () =>
             channelsB.get("x")?.title === "made on a" &&

@@ -58,7 +58,7 @@ export interface Channel {
   epg_id: string;
   epg_name: string;
   epg_source: string;
-  ingress: "hls" | "dash";
+  ingress: "hls" | "dash" | "ts";
   on_demand: boolean;
   autostart: boolean;
   source_url: string;

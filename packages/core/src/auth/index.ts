@@ -11,7 +11,14 @@ export {
   type RateLimiter,
 } from "./login-limiter.js";
 export { createLoginRoute, isoSeconds, loginBody, loginResponse } from "./login-route.js";
-export { BCRYPT_COST, decoyHash, hashPassword, verifyPassword } from "./passwords.js";
+export {
+  BCRYPT_COST,
+  createPasswordHasher,
+  DEFAULT_THREADPOOL_SIZE,
+  decoyHash,
+  hashSlots,
+  type PasswordHasher,
+} from "./passwords.js";
 export {
   CLOCK_SKEW_SEC,
   createSessionTokens,

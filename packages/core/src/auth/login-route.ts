@@ -5,7 +5,7 @@ import { clientAddress, rateLimitSubject } from "../http/client-address.js";
 import { readJsonBody } from "../http/json-body.js";
 import type { AppEnv } from "../http/types.js";
 import type { RateLimiter } from "./login-limiter.js";
-import { decoyHash, verifyPassword } from "./passwords.js";
+import { decoyHash, type PasswordHasher } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";
 import type { Account, AccountDirectory } from "./users.js";
 
@@ -17,12 +17,14 @@ export const loginBody = v.strictObject({
 /**
  * `POST /v1/auth/login` (spec "Public"): `{username, password}` with unknown
  * fields rejected; 200 `{token, expires_at, username, role}`; a wrong pair 401;
- * more than `login_rate_per_min` attempts per client IP in a minute 429.
+ * more than `login_rate_per_min` attempts per client IP in a minute 429, and
+ * 429 too when the process's hash queue is full (many clients at once).
  */
 export function createLoginRoute(deps: {
   accounts: AccountDirectory;
   tokens: SessionTokens;
   limiter: RateLimiter;
+  passwords: PasswordHasher;
 }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/v1/auth/login", async (c) => {
@@ -37,7 +39,8 @@ export function createLoginRoute(deps: {
     const body = await readJsonBody(c, loginBody);
     const account = deps.accounts.find(body.username);
     const decoy = decoyHash(deps.accounts.list().map((a) => a.passwordHash));
-    const ok = await verifyPassword(body.password, account?.passwordHash, decoy);
+    // The decoy's work queues like a real check: a full queue refuses both alike.
+    const ok = await deps.passwords.verify(body.password, account?.passwordHash, decoy);
     if (!ok || account === undefined) {
       c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
       throw new GatewayError("unauthorized", "invalid username or password");

@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
 import bcrypt from "bcrypt";
+import { createBoundedWork } from "./bounded-work.js";
 
 /** bcrypt's salt and hash alphabet. */
 const BCRYPT_ALPHABET = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -29,30 +30,70 @@ export function decoyHash(hashes: Iterable<string>): string {
 }
 
 /**
- * Checks a password against a bcrypt hash; with `hash` undefined (unknown
- * user) it spends the same work on `decoy` and answers false.
- */
-export async function verifyPassword(
-  password: string,
-  hash: string | undefined,
-  decoy: string = decoyHash([]),
-): Promise<boolean> {
-  // bcrypt reads at most 72 bytes; longer input is refused rather than silently truncated.
-  if (Buffer.byteLength(password, "utf8") > 72) {
-    await bcrypt.compare("", hash ?? decoy);
-    return false;
-  }
-  const ok = await bcrypt.compare(password, hash ?? decoy);
-  return ok && hash !== undefined;
-}
-
-/**
  * bcrypt cost of every hash the gateway makes (credential changes, first run,
  * `hash-password`): 2^12 rounds, about a quarter of a second on one core.
  */
 export const BCRYPT_COST = 12;
 
-/** Hashes a new password with {@link BCRYPT_COST}. */
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_COST);
+/** libuv's thread pool size when `UV_THREADPOOL_SIZE` is unset. */
+export const DEFAULT_THREADPOOL_SIZE = 4;
+/** Hashes that may wait for a slot, per slot: about four seconds of cost-12 work ahead. */
+const QUEUE_PER_SLOT = 16;
+
+/** Every bcrypt use of the process goes through one of these (one per process). */
+export interface PasswordHasher {
+  /**
+   * Checks a password against a bcrypt hash; with `hash` undefined (unknown
+   * user) it spends the same work on `decoy`, in the same queue, and answers false.
+   * Throws 429 `too_many_requests` when the queue is full.
+   */
+  verify(password: string, hash: string | undefined, decoy?: string): Promise<boolean>;
+  /** Hashes a new password with {@link BCRYPT_COST}; 429 when the queue is full. */
+  hash(password: string): Promise<string>;
+}
+
+/**
+ * How many hashes may run at once: at most one per core, and always at least
+ * one libuv thread left free. bcrypt's async API runs on libuv's thread pool
+ * (4 threads unless `UV_THREADPOOL_SIZE` says otherwise), the pool that also
+ * runs file reads, `dns.lookup` and WebCrypto (jose's JWT signatures). With
+ * every thread on a quarter-second hash, a login flood queued each of those
+ * behind all the hashes: a playlist request with a new token waited minutes.
+ *
+ * @example
+ * hashSlots(2, 4) // 2
+ * hashSlots(8, 4) // 3
+ */
+export function hashSlots(cores: number, threadpoolSize: number): number {
+  return Math.max(1, Math.min(cores, threadpoolSize - 1));
+}
+
+/**
+ * The process's password hasher. Create one and hand it to every user (login,
+ * credential change): two would each take their own slots of the one thread pool.
+ */
+export function createPasswordHasher(options: {
+  /** `os.availableParallelism()`. */
+  cores: number;
+  /** `UV_THREADPOOL_SIZE`, default {@link DEFAULT_THREADPOOL_SIZE}. */
+  threadpoolSize?: number;
+}): PasswordHasher {
+  const slots = hashSlots(options.cores, options.threadpoolSize ?? DEFAULT_THREADPOOL_SIZE);
+  const work = createBoundedWork({
+    slots,
+    queue: slots * QUEUE_PER_SLOT,
+    refusal: "too many logins in progress",
+  });
+  return {
+    async verify(password, hash, decoy = decoyHash([])) {
+      // bcrypt reads at most 72 bytes; longer input is refused rather than silently truncated.
+      if (Buffer.byteLength(password, "utf8") > 72) {
+        await work.run(() => bcrypt.compare("", hash ?? decoy));
+        return false;
+      }
+      const ok = await work.run(() => bcrypt.compare(password, hash ?? decoy));
+      return ok && hash !== undefined;
+    },
+    hash: (password) => work.run(() => bcrypt.hash(password, BCRYPT_COST)),
+  };
 }

@@ -50,7 +50,7 @@ export const channelFields = {
   epg_id: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
   epg_name: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
   epg_source: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
-  ingress: v.picklist(["hls", "dash"], 'must be "hls" or "dash"'),
+  ingress: v.picklist(["hls", "dash", "ts"], 'must be "hls", "dash" or "ts"'),
   source_url: v.optional(
     v.union(
       [v.literal(""), httpUrl("must be an absolute http(s) URL")],

@@ -17,6 +17,8 @@ export interface Environment {
   readonly logLevel: string;
   /** `SVC_LOG_FORMAT`: `json` or `pretty`; unset: pretty on a terminal, JSON otherwise. */
   readonly logFormat: string | undefined;
+  /** `UV_THREADPOOL_SIZE` (node's own): libuv's thread pool, which bcrypt shares with file and DNS work. */
+  readonly threadpoolSize: number | undefined;
 }
 
 /** Every variable {@link readEnvironment} reads, with what it does (`--help` prints this table). */
@@ -40,5 +42,12 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     playOpen: env.SVC_PLAY_OPEN === "1",
     logLevel: nonEmpty(env.SVC_LOG_LEVEL) ?? "info",
     logFormat: nonEmpty(env.SVC_LOG_FORMAT),
+    threadpoolSize: threadpoolSize(env.UV_THREADPOOL_SIZE),
   });
+}
+
+/** libuv reads the variable as an integer and clamps it to 1..1024; unset or not a number: its default. */
+function threadpoolSize(value: string | undefined): number | undefined {
+  const n = Number.parseInt(value ?? "", 10);
+  return Number.isFinite(n) ? Math.min(1024, Math.max(1, n)) : undefined;
 }

@@ -31,6 +31,7 @@ describe("parseConfig", () => {
     assert.equal(c.media.idle_stop_sec, 60);
     assert.equal(c.egress.playlist_policy, "rewrite");
     assert.equal(c.guide.refresh_interval_min, 360);
+    assert.equal(c.guide.min_refresh_sec, 60);
     assert.deepEqual(c.channels, []);
     assert.ok(Object.isFrozen(c.auth.users[0]));
   });
@@ -88,6 +89,11 @@ describe("parseConfig", () => {
       "bad media key",
       `${minimal}media: {keys: {"00": "11"}}\n`,
       "media.keys.00: KID must be 32 hex digits",
+    ],
+    [
+      "guide.min_refresh_sec 0",
+      `${minimal}guide: {min_refresh_sec: 0}\n`,
+      "guide.min_refresh_sec: must be at least 1 (seconds)",
     ],
     ["yaml syntax", "auth: [\n", "YAML error"],
     ...[

@@ -192,6 +192,12 @@ export const configSchema = v.strictObject({
   guide: section({
     cache: v.optional(v.boolean(), true),
     refresh_interval_min: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 360),
+    // With `cache: false` (docs/guide.md "Refresh"): the least time between two on-demand
+    // refreshes of one source, so public epg.xml requests cannot make the gateway flood it.
+    min_refresh_sec: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1, "must be at least 1 (seconds)")),
+      60,
+    ),
     // Ceilings of one guide download (docs/guide.md "Fetching"): bytes on the wire and
     // bytes of XML after decompression.
     max_download_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 536_870_912),

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type { Dispatcher } from "undici";
 import { stripBrackets } from "./address-policy.js";
 import type { EgressTimeouts } from "./egress-client.js";
@@ -5,9 +6,11 @@ import { checkTarget, type Resolver, systemResolver } from "./guarded-connector.
 import { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
 import {
   createProxyTransport,
+  effectiveProxyUrl,
   type ProxyTransport,
   type TransportOptions,
 } from "./proxy-transport.js";
+import { isRefusal } from "./refusal.js";
 import { type CompiledRouting, compileRouting, type RouteChoice } from "./route-choice.js";
 import {
   DIRECT_ONLY,
@@ -49,6 +52,14 @@ export interface EgressRoutes {
    * `port` is the one that will be dialled (for `host:port` allowlist entries).
    */
   check(host: string, port?: number): Promise<readonly string[]>;
+  /**
+   * The address guard applied to the proxy of an unsaved profile (issue 30 item 3): the
+   * address it would be dialled at (after `docker_proxy_host`) must be public or in
+   * `security.allowed_hosts`, else an {@link EgressRefusedError} is thrown before anything
+   * is dialled. Returns the profile pinned to the checked address (a name that does not
+   * resolve is returned as it is: dialling it fails as a proxy failure).
+   */
+  checkProxy(profile: ProxyProfile): Promise<ProxyProfile>;
   close(): Promise<void>;
 }
 
@@ -116,12 +127,39 @@ export function createEgressRoutes(options: EgressRoutesOptions): EgressRoutes {
     },
     temporary: (profile) => createProxyTransport(profile, transportOptions()),
     check,
+    checkProxy: (profile) => checkProxyAddress(profile, transportOptions().dockerProxyHost, check),
     async close() {
       const all = [...transports.values()];
       transports.clear();
       await Promise.all(all.map((e) => e.transport.close().catch(() => undefined)));
     },
   };
+}
+
+const PROXY_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
+
+async function checkProxyAddress(
+  profile: ProxyProfile,
+  dockerProxyHost: string,
+  check: (host: string, port?: number) => Promise<readonly string[]>,
+): Promise<ProxyProfile> {
+  const dialled = effectiveProxyUrl(profile.url, dockerProxyHost);
+  const port = Number(dialled.port) || (PROXY_PORTS[dialled.protocol] ?? 1080);
+  let addresses: readonly string[];
+  try {
+    addresses = await check(stripBrackets(dialled.hostname), port);
+  } catch (err) {
+    if (isRefusal(err)) throw err;
+    return profile;
+  }
+  // Dial exactly the address checked (no second lookup), except for an `https` proxy, whose
+  // certificate names the host; a rewritten host is pinned too, since the transport would
+  // resolve `docker_proxy_host` again.
+  if (dialled.protocol === "https:" || isIP(stripBrackets(dialled.hostname)) !== 0)
+    return { ...profile, url: dialled.href };
+  const address = addresses[0]!;
+  dialled.hostname = isIP(address) === 6 ? `[${address}]` : address;
+  return { ...profile, url: dialled.href };
 }
 
 /** The dispatcher a choice uses: the guarded direct agent or the profile's transport. */

@@ -36,10 +36,12 @@ export {
   routingFromConfig,
   runsInContainer,
 } from "./from-config.js";
+export { guardRefusal } from "./guard-verdict.js";
 export type { Resolver } from "./guarded-connector.js";
 export { createHostAllowlist, type HostAllowlist } from "./host-allowlist.js";
 export type { BodyRewrite } from "./proxy-relay.js";
-export { effectiveProxyUrl } from "./proxy-transport.js";
+export { effectiveProxyUrl, isDockerRewritable } from "./proxy-transport.js";
+export { EgressRefusedError, isRefusal } from "./refusal.js";
 export { type CompiledRouting, compileRouting, type RouteChoice } from "./route-choice.js";
 export {
   bindingFromSetting,
@@ -63,3 +65,10 @@ export {
 } from "./routing-validation.js";
 export { compileRulePattern, MAX_PATTERN_LENGTH, type PatternCheck } from "./rule-pattern.js";
 export { isSensitiveHeader, withoutSensitiveHeaders } from "./sensitive-headers.js";
+export {
+  type CarriedSecrets,
+  type CarryMode,
+  carrySecrets,
+  type SourceSecrets,
+  sourceOrigin,
+} from "./source-secrets.js";

@@ -140,12 +140,19 @@ function socksTransport(proxy: URL, remoteDns: boolean, options: TransportOption
   return { dispatcher, tunnel, close: () => dispatcher.close() };
 }
 
+/**
+ * True for a profile host that `docker_proxy_host` stands in for inside a container
+ * (docs/egress.md "Containers"): such a profile's credentials go wherever that setting points.
+ */
+export function isDockerRewritable(hostname: string): boolean {
+  const host = stripBrackets(hostname).toLowerCase();
+  return host === "localhost" || host === "127.0.0.1" || host === "::1";
+}
+
 /** The profile URL with `docker_proxy_host` in place of a loopback host (docs/egress.md). */
 export function effectiveProxyUrl(url: string, dockerProxyHost: string): URL {
   const u = new URL(url);
-  const host = stripBrackets(u.hostname);
-  if (dockerProxyHost !== "" && (host === "localhost" || host === "127.0.0.1" || host === "::1"))
-    u.hostname = dockerProxyHost;
+  if (dockerProxyHost !== "" && isDockerRewritable(u.hostname)) u.hostname = dockerProxyHost;
   return u;
 }
 

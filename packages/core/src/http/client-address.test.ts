@@ -3,6 +3,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { describe, it } from "node:test";
 import { createRateLimiter } from "../auth/login-limiter.js";
 import { createLoginRoute } from "../auth/login-route.js";
+import { createPasswordHasher } from "../auth/passwords.js";
 import { createSessionTokens } from "../auth/session-tokens.js";
 import { resolveSigningKeys } from "../auth/signing-keys.js";
 import { accountsFromConfig, createStaticDirectory } from "../auth/users.js";
@@ -61,6 +62,7 @@ describe("login limiter over the real route: IPv6 clients count per /64", () => 
         ttlHours: 1,
       }),
       limiter: createRateLimiter(config.auth.login_rate_per_min),
+      passwords: createPasswordHasher({ cores: 1 }),
     }),
   );
   const attempt = async (remoteAddress: string) => {

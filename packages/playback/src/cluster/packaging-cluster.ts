@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ChannelCatalog } from "@svc/core/catalog";
+import { type ChannelCatalog, isPackagedIngress } from "@svc/core/catalog";
 import type { Build } from "@svc/core/http";
 import type { LocalIngress } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
@@ -10,6 +10,8 @@ import { type AcceptForwarded, acceptForwarded } from "./forwarded-request.js";
 import { createInstanceTokens } from "./instance-token.js";
 import { createOwnerForwarder } from "./owner-forwarder.js";
 import { createOwnerRouting } from "./owner-routing.js";
+import { createSessionStopForwarder } from "./session-stop-forwarder.js";
+import { createSessionStopTokens } from "./session-stop-token.js";
 
 /** How often every instance looks for autostart channels nobody packages. */
 const AUTOSTART_SWEEP_MS = 2_000;
@@ -58,6 +60,17 @@ export interface PackagingCluster {
   readonly acceptForwarded: AcceptForwarded;
   /** `POST …/warmup`: claims the lease and starts here, or leaves the channel with its owner. */
   warmup(channelId: string): Promise<WarmupResult>;
+  /**
+   * `DELETE /v1/admin/sessions/{id}`: stops the session here, or has the channel's owner
+   * stop it (forwarded, `session-stop-forwarder.ts`); false when none runs anywhere.
+   */
+  stopSession(channelId: string, requestId?: string): Promise<boolean>;
+  /**
+   * The owner's side of a forwarded stop: undefined when `token` is not a good session
+   * stop token for the channel, else whether a local session was stopped (never
+   * forwarded again).
+   */
+  stopForwarded(channelId: string, token: string): Promise<boolean | undefined>;
   /** Starts the autostart sweep (once the server listens and `selfUrl` is known). */
   startAutostart(): void;
   /** Every live lease of the cluster (owner, generation, expiry) for status pages. */
@@ -78,6 +91,12 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
     ...(o.timings?.renewEveryMs === undefined ? {} : { renewEveryMs: o.timings.renewEveryMs }),
   });
   const tokens = createInstanceTokens(o.signingKey);
+  const stopTokens = createSessionStopTokens(o.signingKey);
+  const stops = createSessionStopForwarder({
+    store: o.store,
+    selfId: instanceId,
+    tokens: stopTokens,
+  });
   const forwarder = createOwnerForwarder({
     tokens,
     build: o.build,
@@ -102,7 +121,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
         .list()
         .filter(
           (c) =>
-            c.ingress === "dash" &&
+            isPackagedIngress(c.ingress) &&
             c.autostart &&
             !c.disabled &&
             !ownership.holds(c.id) &&
@@ -132,12 +151,20 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
       const sessions = o.sessions();
       const channel = o.catalog.get(channelId);
       // Unknown, HLS or disabled channels: the session manager's own answer.
-      if (channel === undefined || channel.ingress !== "dash" || channel.disabled)
+      if (channel === undefined || !isPackagedIngress(channel.ingress) || channel.disabled)
         return sessions.warmup(channelId);
       const owner = await ownership.resolve(channelId, true);
       // Its owner runs (or is starting) it; the spec's warmup answer is `starting`.
       if (owner.kind === "peer") return { ok: true, state: "starting" };
       return sessions.warmup(channelId);
+    },
+    async stopSession(channelId, requestId) {
+      if (await o.sessions().stop(channelId)) return true;
+      return stops.stopAtOwner(channelId, requestId);
+    },
+    async stopForwarded(channelId, token) {
+      if (!stopTokens.verify(token, channelId)) return undefined;
+      return o.sessions().stop(channelId);
     },
     startAutostart() {
       if (sweeper !== undefined) return;
@@ -150,6 +177,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
       clearInterval(sweeper);
       await ownership.close();
       await forwarder.close();
+      await stops.close();
     },
   };
 }

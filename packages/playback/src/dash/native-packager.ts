@@ -1,4 +1,4 @@
-import type { Egress } from "@svc/core/egress";
+import { type Egress, guardRefusal } from "@svc/core/egress";
 import { inspectInit } from "../mp4/inspect-init.js";
 import {
   loadMpd,
@@ -6,8 +6,9 @@ import {
   refreshMpd,
   resolveClockOffset,
 } from "./fetcher/mpd-loader.js";
-import type { FetchContext } from "./fetcher/upstream-fetch.js";
+import { describeRefusal, type FetchContext } from "./fetcher/upstream-fetch.js";
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
+import { checkSessionStart, type StartFailureCause } from "./inspection/start-check.js";
 import { absurdMpdProblem } from "./inspection/timeline-check.js";
 import { listAvailableSegments } from "./manifest/segment-availability.js";
 import { planNativeRenditions } from "./native-support.js";
@@ -43,7 +44,13 @@ export interface NativePackagerOptions {
 
 export type PackagerStart =
   | { readonly ok: true }
-  | { readonly ok: false; readonly message: string; readonly unsupported?: string };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly unsupported?: string;
+      /** Set when every retry would fail the same way (no engine fallback either). */
+      readonly cause?: StartFailureCause;
+    };
 
 /** Segments kept per rendition: enough for delta updates past a 6-target-duration skip boundary. */
 const WINDOW_SEGMENTS = 10;
@@ -99,12 +106,21 @@ export class NativePackager {
   async start(): Promise<PackagerStart> {
     const ctx = this.ctx();
     const loaded = await loadMpd(ctx, this.o.sourceUrl, this.o.maxMpdBytes, 15_000);
-    if (!loaded.ok) return { ok: false, message: loaded.error.message };
+    if (!loaded.ok) {
+      const { kind, message } = loaded.error;
+      if (kind === "fetch") return { ok: false, message };
+      return { ok: false, message, cause: kind === "refused" ? "refused" : "unplayable" };
+    }
     this.counters.mpd_refreshes += 1;
     const mpd = loaded.mpd;
     // Broken for every engine, so no fallback: the session fails with the reason.
     const absurd = absurdMpdProblem(mpd);
-    if (absurd !== undefined) return { ok: false, message: absurd };
+    if (absurd !== undefined) return { ok: false, message: absurd, cause: "unplayable" };
+    // Before any other fetch and before a fallback to ffmpeg: a refused address or
+    // nothing to publish fails now, not after pumps waited for media (issue 30 item 10).
+    const checked = await checkSessionStart(this.o.egress, mpd, Date.now(), this.o.prefs);
+    if (!checked.ok) return { ok: false, message: checked.message, cause: checked.cause };
+    if (this.abort.signal.aborted) return { ok: false, message: "stopped" };
     let clockOffsetMs = 0;
     if (mpd.type === "dynamic") {
       const clock = await resolveClockOffset(ctx, mpd, loaded.fetchedAtMs);
@@ -254,8 +270,17 @@ export class NativePackager {
         this.o.onFatal(absurd);
         return;
       }
-      // ISO/IEC 23009-1 5.3.1.2: MPD.Location is where the next refresh comes from.
-      url = r.mpd.locations[0] ?? url;
+      // ISO/IEC 23009-1 5.3.1.2: MPD.Location is where the next refresh comes from. One
+      // the guard refuses would only fail MAX_MPD_FAILURES refreshes later: give up now.
+      const next = r.mpd.locations[0] ?? url;
+      if (next !== url) {
+        const why = await guardRefusal(this.o.egress, next);
+        if (why !== undefined) {
+          this.o.onFatal(`MPD Location: ${describeRefusal(next, why)}`);
+          return;
+        }
+      }
+      url = next;
       this.snapshot = { mpd: r.mpd, clockOffsetMs: this.snapshot.clockOffsetMs };
       const waiters = [...this.refreshWaiters];
       this.refreshWaiters.clear();

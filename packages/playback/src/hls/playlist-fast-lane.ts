@@ -140,7 +140,7 @@ export function createPlaylistFastLane(
     const channel = catalog.get(id);
     if (channel === undefined || channel.disabled || channel.max_viewers !== null) return false;
     if (target === undefined) {
-      if (channel.ingress === "dash") return false;
+      if (channel.ingress !== "hls") return false;
       target = resolveChannelSource(channel, catalog);
       if (target === undefined) return false;
     }

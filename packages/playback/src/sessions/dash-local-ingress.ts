@@ -9,24 +9,18 @@ import {
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
-import {
-  abortOnDisconnect,
-  alreadySent,
-  whenClosed,
-  writeCorked,
-  writeDirectHead,
-} from "../hls/direct-response.js";
+import { alreadySent, whenClosed, writeCorked, writeDirectHead } from "../hls/direct-response.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
+import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
+import { createTsLocalIngress } from "./ts/ts-local-ingress.js";
 
-/** How long a play request waits for a starting session's first publication. */
-const START_WAIT_MS = 30_000;
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
 
@@ -60,7 +54,12 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (s) s.bytesOut += bytes;
   };
 
-  return { index, live };
+  const ts = createTsLocalIngress(o);
+  return {
+    index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
+    live: (c, req, file) =>
+      req.channel.ingress === "ts" ? ts.live(c, req, file) : live(c, req, file),
+  };
 
   /** The head of a 200 answer, written straight to the node response (chunked without `length`). */
   function writeHead(
@@ -82,7 +81,8 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     if (!session) throw new GatewayError("not_ready", "channel is not running");
     const signal = clientSignal(c);
     if (!(await waitReady(session, req, signal)))
-      throw notReady(
+      throw notServed(
+        session,
         session.state === "failed"
           ? "channel session failed (its reason is last_error in the session status)"
           : session.lastError === null
@@ -121,7 +121,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     session.touch();
     const signal = clientSignal(c);
     if (lf.kind === "playlist" && !(await waitReady(session, req, signal)))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const pub = session.packager?.publication;
     if (!pub) throw g === null ? new GatewayError("not_found", "not published") : gone();
     const window = pub.windows.get(lf.rendition);
@@ -172,7 +172,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     }
     session.touch();
     if (playlistFile && !(await waitReady(session, req, clientSignal(c))))
-      throw notReady("channel is starting");
+      throw notServed(session, "channel is starting");
     const packager = session.packager;
     if (packager?.folder === undefined)
       throw playlistFile ? notReady("channel is starting") : gone();
@@ -351,25 +351,6 @@ function contentTypeOf(window: RenditionWindow): string {
   return window.name.startsWith("v") ? "video/mp4" : "audio/mp4";
 }
 
-/**
- * Waits (up to 30 s) for a starting session's first publication. Only a real wait takes
- * one of the client's parked places; a ready or failed session answers at once.
- */
-async function waitReady(
-  session: RuntimeSession,
-  req: PlayRequest,
-  signal: AbortSignal,
-): Promise<boolean> {
-  if (await session.whenReady(0, signal)) return true;
-  if (session.state === "failed" || session.stopping()) return false;
-  const release = req.park?.();
-  try {
-    return await session.whenReady(START_WAIT_MS, signal);
-  } finally {
-    release?.();
-  }
-}
-
 /** Can a file of another generation be served from the current one? */
 function mapsToCurrent(lf: LiveFile, window: RenditionWindow): boolean {
   switch (lf.kind) {
@@ -382,20 +363,4 @@ function mapsToCurrent(lf: LiveFile, window: RenditionWindow): boolean {
     case "part":
       return window.partFile(lf.msn, lf.part).kind === "bytes";
   }
-}
-
-function gone(): GatewayError {
-  return new GatewayError("not_found", "publication generation is gone", {
-    status: 410,
-    headers: { "Retry-After": "2" },
-  });
-}
-
-function notReady(message: string): GatewayError {
-  return new GatewayError("not_ready", message, { headers: { "Retry-After": "2" } });
-}
-
-/** Aborts when the client goes away before its answer is complete: parked requests end. */
-function clientSignal(c: Context<AppEnv>): AbortSignal {
-  return abortOnDisconnect(c).signal;
 }

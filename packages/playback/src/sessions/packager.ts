@@ -1,5 +1,7 @@
+import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
+import type { SegmentContinuity, TsWindow } from "./ts/ts-window.js";
 
 /**
  * What a session needs from a packaging engine. The native engine
@@ -13,6 +15,8 @@ export interface Packager {
   readonly generation: string;
   readonly counters: PackagerCounters;
   readonly publication: ChannelPublication | undefined;
+  /** The MPEG-TS segments of a `ts` channel (the TS engine only). */
+  readonly tsWindow?: TsWindow;
   /** The folder of the HLS files the engine writes (compatibility engine only). */
   readonly folder?: string | undefined;
   readonly packMode: "ll-hls" | "hls" | undefined;
@@ -23,7 +27,13 @@ export interface Packager {
   readonly ready: Promise<void>;
   start(): Promise<
     | { readonly ok: true }
-    | { readonly ok: false; readonly message: string; readonly unsupported?: string }
+    | {
+        readonly ok: false;
+        readonly message: string;
+        readonly unsupported?: string;
+        /** Every retry would fail the same way: play requests answer with it at once. */
+        readonly cause?: StartFailureCause;
+      }
   >;
   stop(): Promise<void>;
   bytesHeld(): number;
@@ -35,6 +45,8 @@ export interface PackagerContext {
   readonly sourceUrl: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly generation: string;
+  /** Segment numbering that goes on across the session's generations (TS engine). */
+  readonly continuity?: SegmentContinuity;
   onError(message: string): void;
   onFatal(message: string): void;
 }
@@ -45,4 +57,6 @@ export type PackagerFactory = (ctx: PackagerContext) => Packager;
 export interface SessionEngines {
   readonly native: PackagerFactory;
   readonly ffmpeg?: PackagerFactory;
+  /** The TS engine of `ingress: ts` channels; without it their sessions fail. */
+  readonly ts?: PackagerFactory;
 }

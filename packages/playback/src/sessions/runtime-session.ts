@@ -1,5 +1,6 @@
 import type { Channel } from "@svc/core/catalog";
 import { isSensitiveHeader } from "@svc/core/egress";
+import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import { chooseEngine } from "./engine-choice.js";
 import { createScrubber } from "./ffmpeg/secret-scrubber.js";
@@ -12,7 +13,8 @@ export type SessionMode = "on_demand" | "always_on";
 /** Spec "Runtime session" fields, plus the generation and the `packager` block. */
 export interface SessionStatus {
   readonly channel_id: string;
-  readonly mode: SessionMode;
+  /** Extensions "MPEG-TS ingress": sessions of `ts` channels report `ts`. */
+  readonly mode: SessionMode | "ts";
   readonly engine: "native" | "ffmpeg";
   /** `ll-hls` (parts published) or `hls`; null before the first publication. */
   readonly pack_mode: "ll-hls" | "hls" | null;
@@ -61,6 +63,8 @@ export class RuntimeSession {
   lastTouch = Date.now();
   errors = 0;
   lastError: string | null = null;
+  /** Why the last start failed for good (play requests answer with it), else null. */
+  failureCause: StartFailureCause | null = null;
   restarts = 0;
   engine: "native" | "ffmpeg";
   fallbackReason: string | null = null;
@@ -70,13 +74,15 @@ export class RuntimeSession {
   private restartTimer: NodeJS.Timeout | undefined;
   private listeners = new Set<() => void>();
   private scrub: ((text: string) => string) | undefined;
+  /** TS channels: the media sequence goes on across this session's generations. */
+  private readonly continuity = { nextMsn: 0, discontinuitySequence: 0 };
 
   constructor(
     readonly channel: Channel,
     readonly mode: SessionMode,
     private readonly deps: SessionDeps,
   ) {
-    this.engine = channel.engine === "ffmpeg" ? "ffmpeg" : "native";
+    this.engine = channel.engine === "ffmpeg" && channel.ingress === "dash" ? "ffmpeg" : "native";
   }
 
   /** Read through a method: `await`s in between may have moved the state. */
@@ -116,15 +122,21 @@ export class RuntimeSession {
   /** Starts a packager (a new generation) and follows it to `running` or `failed`. */
   async begin(): Promise<void> {
     if (this.state === "stopping") return;
+    this.failureCause = null;
     const source = this.deps.sourceUrl(this.channel);
     if (source === undefined) return this.fail("channel source is not configured");
     let choice = chooseEngine(this.channel.engine, undefined);
     for (;;) {
-      const factory =
-        choice.engine === "native" ? this.deps.engines.native : this.deps.engines.ffmpeg;
+      const ts = this.channel.ingress === "ts";
+      const factory = ts
+        ? this.deps.engines.ts
+        : choice.engine === "native"
+          ? this.deps.engines.native
+          : this.deps.engines.ffmpeg;
       this.engine = choice.engine;
       this.fallbackReason = choice.fallbackReason;
       if (factory === undefined) {
+        if (ts) return this.fail("the MPEG-TS engine is not available");
         const why = choice.fallbackReason === null ? "" : ` (native: ${choice.fallbackReason})`;
         return this.fail(`the ffmpeg compatibility engine is not available${why}`);
       }
@@ -138,13 +150,14 @@ export class RuntimeSession {
       if (started.ok) break;
       await packager.stop();
       this.packager = undefined;
-      if (choice.engine === "native" && started.unsupported !== undefined) {
+      if (!ts && choice.engine === "native" && started.unsupported !== undefined) {
         const next = chooseEngine(this.channel.engine, started.unsupported);
         if (next.engine !== choice.engine) {
           choice = next;
           continue;
         }
       }
+      this.failureCause = started.cause ?? null;
       return this.fail(started.message);
     }
     const packager = this.packager;
@@ -162,6 +175,7 @@ export class RuntimeSession {
       sourceUrl,
       headers: this.deps.headers(this.channel),
       generation,
+      ...(this.channel.ingress === "ts" ? { continuity: this.continuity } : {}),
       onError: (m) => {
         if (mine()) this.error(m);
       },
@@ -251,7 +265,7 @@ export class RuntimeSession {
     const p = this.packager;
     return {
       channel_id: this.channel.id,
-      mode: this.mode,
+      mode: this.channel.ingress === "ts" ? "ts" : this.mode,
       engine: this.engine,
       pack_mode: p?.packMode ?? null,
       fallback_reason: this.fallbackReason,

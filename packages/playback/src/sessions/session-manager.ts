@@ -1,5 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type Channel, type ChannelCatalog, resolveChannelSource } from "@svc/core/catalog";
+import {
+  type Channel,
+  type ChannelCatalog,
+  isPackagedIngress,
+  resolveChannelSource,
+} from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import { decryptingTransforms } from "../cenc/fragment-decryption.js";
@@ -17,6 +22,7 @@ import {
   type StallTimings,
 } from "./runtime-session.js";
 import type { SessionState } from "./session-states.js";
+import { TsPackager } from "./ts/ts-packager.js";
 
 export interface SessionManagerOptions {
   readonly config: GatewayConfig;
@@ -72,7 +78,7 @@ export interface SessionManager {
   stop(channelId: string): Promise<boolean>;
   /** Status of every session (spec `/v1/status` `sessions`), optionally filtered. */
   list(filter?: (channelId: string) => boolean): SessionStatus[];
-  /** Starts the sessions of `autostart` DASH channels (call once the server listens). */
+  /** Starts the sessions of `autostart` DASH and TS channels (call once the server listens). */
   startAutostart(): void;
   /** Stops every session (shutdown). */
   close(): Promise<void>;
@@ -120,7 +126,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         keys: keysOf,
         prefs: (id) => preferencesOf(o.catalog.get(id)),
       }));
-  const engines: SessionEngines = { native, ...(ffmpeg ? { ffmpeg } : {}) };
+  const ts: PackagerFactory = (ctx) => new TsPackager({ ...ctx, egress: o.egress });
+  const engines: SessionEngines = { native, ts, ...(ffmpeg ? { ffmpeg } : {}) };
   const deps = {
     engines,
     timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
@@ -164,7 +171,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       if (
         !channel ||
         channel.disabled ||
-        channel.ingress !== "dash" ||
+        !isPackagedIngress(channel.ingress) ||
         channel.revision !== s.channel.revision
       ) {
         void stop(id);
@@ -182,7 +189,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
 
   return {
     open(channel) {
-      if (closed || channel.ingress !== "dash") return undefined;
+      if (closed || !isPackagedIngress(channel.ingress)) return undefined;
       const s = sessions.get(channel.id);
       if (s) {
         s.touch();
@@ -196,8 +203,12 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     warmup(id) {
       const channel = o.catalog.get(id);
       if (!channel) return { ok: false, code: "not_found", message: "channel not found" };
-      if (channel.ingress !== "dash")
-        return { ok: false, code: "conflict", message: "only dash channels have local sessions" };
+      if (!isPackagedIngress(channel.ingress))
+        return {
+          ok: false,
+          code: "conflict",
+          message: "only dash and ts channels have local sessions",
+        };
       if (channel.disabled) return { ok: false, code: "conflict", message: "channel is disabled" };
       if (closed) return { ok: false, code: "conflict", message: "shutting down" };
       const s = sessions.get(id);
@@ -220,7 +231,7 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     },
     startAutostart() {
       for (const c of o.catalog.list()) {
-        if (c.ingress === "dash" && c.autostart && !c.disabled && !sessions.has(c.id)) {
+        if (isPackagedIngress(c.ingress) && c.autostart && !c.disabled && !sessions.has(c.id)) {
           if (o.ownership === undefined || o.ownership.holds(c.id)) start(c, "always_on");
         }
       }

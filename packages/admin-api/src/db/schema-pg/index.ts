@@ -92,7 +92,7 @@ export const channels = pgTable(
     epgId: text("epg_id").notNull().default(""),
     epgName: text("epg_name").notNull().default(""),
     epgSource: text("epg_source").notNull().default(""),
-    ingress: text("ingress", { enum: ["hls", "dash"] }).notNull(),
+    ingress: text("ingress", { enum: ["hls", "dash", "ts"] }).notNull(),
     sourceUrl: text("source_url").notNull().default(""),
     upstream: text("upstream").notNull().default(""),
     path: text("path").notNull().default(""),
@@ -243,8 +243,10 @@ export const stateMarkers = pgTable("state_markers", {
 /**
  * One row per mirrored resource (`channels`, `accounts`, `api_tokens`,
  * `playback_keys`, `settings`, `egress`, `guide`): every write transaction of
- * that resource adds one, and each instance polls the table to reload what
- * another instance changed (operator contract "Cluster mode": seen within 2 s).
+ * that resource adds one (and notifies), and each instance reads the table to
+ * reload what another instance changed: on the notification, before an admin
+ * request, and every second as a fallback (operator contract "Cluster mode":
+ * seen within 1 s; read-after-write for admin reads).
  */
 export const stateVersions = pgTable("state_versions", {
   resource: text("resource").primaryKey(),

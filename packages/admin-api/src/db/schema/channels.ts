@@ -11,7 +11,7 @@ export const channels = sqliteTable(
     epgId: text("epg_id").notNull().default(""),
     epgName: text("epg_name").notNull().default(""),
     epgSource: text("epg_source").notNull().default(""),
-    ingress: text("ingress", { enum: ["hls", "dash"] }).notNull(),
+    ingress: text("ingress", { enum: ["hls", "dash", "ts"] }).notNull(),
     sourceUrl: text("source_url").notNull().default(""),
     upstream: text("upstream").notNull().default(""),
     path: text("path").notNull().default(""),

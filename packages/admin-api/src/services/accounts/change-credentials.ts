@@ -1,4 +1,4 @@
-import { type Account, hashPassword, verifyPassword } from "@svc/core/auth";
+import type { Account, PasswordHasher } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 import type { MutableAccountDirectory } from "./account-directory.js";
 
@@ -39,12 +39,12 @@ export function validateCredentialChange(change: CredentialChange): void {
  * verifying at once.
  */
 export async function changeCredentials(
-  deps: { accounts: MutableAccountDirectory },
+  deps: { accounts: MutableAccountDirectory; passwords: PasswordHasher },
   account: Account,
   change: CredentialChange,
 ): Promise<Account> {
   validateCredentialChange(change);
-  if (!(await verifyPassword(change.currentPassword, account.passwordHash))) {
+  if (!(await deps.passwords.verify(change.currentPassword, account.passwordHash))) {
     throw new GatewayError("current_password_invalid", "current password is wrong");
   }
   const username = change.username ?? account.username;
@@ -55,7 +55,7 @@ export async function changeCredentials(
   const passwordHash =
     change.newPassword === undefined
       ? account.passwordHash
-      : await hashPassword(change.newPassword);
+      : await deps.passwords.hash(change.newPassword);
   // Re-read after the awaits: a concurrent change of the same account must not be lost.
   const latest = deps.accounts.byConfigUsername(account.configUsername) ?? account;
   if (latest.authRevision !== account.authRevision) {

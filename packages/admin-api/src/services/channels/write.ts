@@ -1,5 +1,6 @@
+import { resolveChannelSource } from "@svc/core/catalog";
 import { checkChannelSource } from "@svc/core/config";
-import { DIRECT } from "@svc/core/egress";
+import { carrySecrets, DIRECT, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { checkRevision } from "../../http/if-match.js";
 import type { StoredProfile } from "../egress/egress-document.js";
@@ -8,26 +9,6 @@ import { assertValidDocument, profileFrom } from "../egress/write.js";
 import type { ChannelStore } from "./channel-store.js";
 import type { StoredChannel } from "./stored-channel.js";
 import type { ChannelWrite } from "./write-body.js";
-
-/** A blank value keeps the stored one (spec "Channel": blanked sensitive headers). */
-function mergeBlank(
-  written: Readonly<Record<string, string>>,
-  stored: Readonly<Record<string, string>>,
-  caseless: boolean,
-): Record<string, string> {
-  const find = (name: string) => {
-    if (stored[name] !== undefined) return stored[name];
-    if (!caseless) return undefined;
-    const key = Object.keys(stored).find((k) => k.toLowerCase() === name.toLowerCase());
-    return key === undefined ? undefined : stored[key];
-  };
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(written)) {
-    const value = v === "" ? find(k) : v;
-    if (value !== undefined && value !== "") out[k] = value;
-  }
-  return out;
-}
 
 /** What a channel write needs beyond the channel store: the egress document. */
 export interface ChannelWriteDeps {
@@ -38,6 +19,8 @@ export interface ChannelWriteDeps {
 interface BuiltChannel {
   readonly channel: StoredChannel;
   readonly newProfile?: StoredProfile;
+  /** Stored secrets the write left behind because the source changed origin (issue 30). */
+  readonly droppedSecrets: readonly string[];
 }
 
 function resolveEgress(
@@ -124,15 +107,25 @@ function buildChannel(
   }
   const { egress: _egress, ...fields } = body;
   const { newProfile, ...binding } = resolveEgress(deps, body, previous);
+  // Spec "Channel": a blank value keeps the stored one, but a secret only while the source
+  // stays on its origin (issue 30 item 2; docs/admin-api.md "Secrets and the source origin").
+  const secrets = carrySecrets({
+    from: previous === undefined ? undefined : sourceOrigin(resolveChannelSource(previous, store)),
+    to: sourceOrigin(resolveChannelSource(body, store)),
+    stored: { headers: previous?.headers ?? {}, keys: previous?.keys ?? {} },
+    written: { headers: body.headers, keys: body.keys },
+    mode: "replace",
+  });
   const channel: StoredChannel = {
     ...fields,
-    headers: mergeBlank(body.headers, previous?.headers ?? {}, true),
-    keys: mergeBlank(body.keys, previous?.keys ?? {}, false),
+    headers: secrets.headers,
+    keys: secrets.keys,
     ...binding,
     revision: previous === undefined ? 1 : previous.revision + 1,
     updated_at: Date.now(),
   };
-  return newProfile === undefined ? { channel } : { channel, newProfile };
+  const built = { channel, droppedSecrets: secrets.dropped };
+  return newProfile === undefined ? built : { ...built, newProfile };
 }
 
 /** Commits the inline profile (a new egress revision) and then the channel. */
@@ -163,8 +156,18 @@ export function draftChannel(
   return buildChannel(deps, store, body, undefined);
 }
 
-function writeResponse(c: StoredChannel) {
-  return { ok: true as const, id: c.id, egress_profile_id: c.egress_profile_id };
+/**
+ * Spec "Channels": `{ok, id, egress_profile_id}`; `dropped_secrets` is added only when a
+ * write left stored secrets behind, so the spec's shape stays exact otherwise.
+ */
+function writeResponse(built: BuiltChannel) {
+  const c = built.channel;
+  return {
+    ok: true as const,
+    id: c.id,
+    egress_profile_id: c.egress_profile_id,
+    ...(built.droppedSecrets.length > 0 ? { dropped_secrets: built.droppedSecrets } : {}),
+  };
 }
 
 /** `POST /v1/admin/channels`: a taken id is 409. */
@@ -177,7 +180,7 @@ export async function createChannel(
     throw new GatewayError("conflict", `channel "${body.id}" exists`);
   const built = buildChannel(deps, store, body, undefined);
   await commitBuilt(deps, store, built);
-  return writeResponse(built.channel);
+  return writeResponse(built);
 }
 
 export function existingChannel(store: ChannelStore, id: string): StoredChannel {
@@ -200,7 +203,7 @@ export async function replaceChannel(
     throw new GatewayError("invalid_request", "id: must match the channel in the path");
   const built = buildChannel(deps, store, body, previous);
   await commitBuilt(deps, store, built);
-  return writeResponse(built.channel);
+  return writeResponse(built);
 }
 
 /** `DELETE /v1/admin/channels/{id}`; `If-Match` validated when supplied. */

@@ -4,12 +4,14 @@ import {
   DIRECT,
   type Egress,
   type EgressFailure,
+  isRefusal,
+  type ProxyProfile,
   type RouteRequest,
 } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import * as v from "valibot";
 import { routingOf, type StoredEgressDocument } from "./egress-document.js";
-import { assertValidDocument, profileFrom } from "./write.js";
+import { assertValidDocument, mergeProfiles } from "./write.js";
 import { documentBody } from "./write-bodies.js";
 
 /**
@@ -60,7 +62,8 @@ export interface TestDeps {
 /**
  * `POST /v1/admin/egress/test` (spec "Egress"): one GET through the route the body names, a
  * sample of the answer, and a verdict. Connectivity failures are results (200), never errors;
- * a malformed body, an unknown channel or profile, or a non-http(s) URL are 400.
+ * a malformed body, an unknown channel or profile, or a non-http(s) URL are 400; a refused
+ * destination, redirect hop or unsaved proxy address is 403 `forbidden`.
  */
 export async function runConnectionTest(deps: TestDeps, body: TestBody) {
   const exclusive = [body.proxy_id, body.proxy_url, body.draft].filter((x) => x !== undefined);
@@ -69,7 +72,7 @@ export async function runConnectionTest(deps: TestDeps, body: TestBody) {
   if (body.channel_id !== undefined && deps.channel(body.channel_id) === undefined)
     throw new GatewayError("invalid_request", `channel_id: unknown channel "${body.channel_id}"`);
   const { target, url } = destination(deps, body);
-  const route = routeOf(deps, body);
+  const route = await routeOf(deps, body);
   const policy = body.draft?.playlist_policy ?? deps.stored.playlist_policy;
   const parsed = new URL(url);
   const choice = deps.egress.routes.choose(parsed, {
@@ -93,6 +96,14 @@ export async function runConnectionTest(deps: TestDeps, body: TestBody) {
     signal,
   });
   if (!res.ok) {
+    // Spec "Egress": the destination must be a public address, and target safety has its
+    // own status: a refusal (of the URL or of any redirect hop, in whatever spelling) is
+    // 403, never a 200 carrying `blocked` (issue 30 item 4). Nothing refused was dialled.
+    if (res.kind === "refused")
+      throw new GatewayError(
+        "forbidden",
+        `url: the destination or a redirect from it is refused (${res.message}): it must be a public address or be listed in security.allowed_hosts`,
+      );
     const outcome = failureOutcome(res, signal);
     return {
       ok: false,
@@ -163,11 +174,18 @@ function destination(
   return { target, url: u.href };
 }
 
-function routeOf(deps: TestDeps, body: TestBody): Omit<RouteRequest, "channelId"> {
+/**
+ * The route the body names. Unsaved proxies (`proxy_url`, and draft profiles that differ from
+ * the stored ones) pass the address guard of targets before anything is dialled (issue 30
+ * item 3): a saved profile's address was chosen by a writer of the configuration, but an
+ * unsaved one would let a `refresh` token make the gateway dial any internal address.
+ */
+async function routeOf(deps: TestDeps, body: TestBody): Promise<Omit<RouteRequest, "channelId">> {
   if (body.proxy_url !== undefined) {
     const checked = checkProxyUrl(body.proxy_url);
     if (!checked.ok) throw new GatewayError("invalid_request", `proxy_url: ${checked.message}`);
-    return { profile: { id: "unsaved", name: "", url: body.proxy_url, disabled: false } };
+    const profile = { id: "unsaved", name: "", url: body.proxy_url, disabled: false };
+    return { profile: await guardedProxy(deps, profile, "proxy_url") };
   }
   if (body.proxy_id !== undefined) {
     if (body.proxy_id === DIRECT) return { binding: { mode: "direct" } };
@@ -180,18 +198,46 @@ function routeOf(deps: TestDeps, body: TestBody): Omit<RouteRequest, "channelId"
     return { profile: { id: profile.id, name: profile.name, url: profile.url, disabled: false } };
   }
   if (body.draft !== undefined) {
-    const stored = new Map(deps.stored.proxies.map((p) => [p.id, p]));
+    const saved = new Set(deps.stored.proxies.map((p) => `${p.id}\n${p.url}`));
     const doc: StoredEgressDocument = {
       default: body.draft.default,
       playlist_policy: body.draft.playlist_policy,
       docker_proxy_host: body.draft.docker_proxy_host,
-      proxies: body.draft.proxies.map((p) => profileFrom(p, stored.get(p.id))),
+      proxies: mergeProfiles(body.draft, deps.stored),
       rules: body.draft.rules.map((r, i) => ({ ...r, id: r.id ?? `draft-${i}` })),
     };
-    assertValidDocument(doc);
-    return { routing: compileRouting(routingOf(doc)) };
+    try {
+      assertValidDocument(doc);
+    } catch (err) {
+      // Name the field as the body has it (`draft.proxies[0].url`).
+      if (err instanceof GatewayError) throw new GatewayError(err.code, `draft.${err.message}`);
+      throw err;
+    }
+    const proxies = await Promise.all(
+      doc.proxies.map(async (p, i) =>
+        saved.has(`${p.id}\n${p.url}`) ? p : await guardedProxy(deps, p, `draft.proxies[${i}].url`),
+      ),
+    );
+    return { routing: compileRouting(routingOf({ ...doc, proxies })) };
   }
   return {};
+}
+
+async function guardedProxy<P extends ProxyProfile>(
+  deps: TestDeps,
+  profile: P,
+  field: string,
+): Promise<P> {
+  try {
+    return { ...profile, url: (await deps.egress.routes.checkProxy(profile)).url };
+  } catch (err) {
+    if (isRefusal(err))
+      throw new GatewayError(
+        "forbidden",
+        `${field}: the proxy address is refused (${err.reason}): an unsaved proxy must be a public address or be listed in security.allowed_hosts`,
+      );
+    throw err;
+  }
 }
 
 function failureOutcome(f: EgressFailure, deadline: AbortSignal): TestOutcome {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { routingProblems } from "@svc/core/egress";
+import { checkProxyUrl, isDockerRewritable, routingProblems } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { checkRevision } from "../../http/if-match.js";
 import {
@@ -35,9 +35,17 @@ async function writeAt(
   return store.commit(doc);
 }
 
-/** A stored profile from a write: credentials merged, revision moved only when it changed. */
-export function profileFrom(body: ProfileBody, previous: StoredProfile | undefined): StoredProfile {
-  const url = mergeCredential(body.url, previous?.url, body.clear_credential);
+/**
+ * A stored profile from a write: credentials merged, revision moved only when it changed.
+ * `keepCredential: false` keeps none of the stored credentials (the written URL's own stay).
+ */
+export function profileFrom(
+  body: ProfileBody,
+  previous: StoredProfile | undefined,
+  options: { keepCredential?: boolean } = {},
+): StoredProfile {
+  const stored = options.keepCredential === false ? undefined : previous?.url;
+  const url = mergeCredential(body.url, stored, body.clear_credential);
   const unchanged =
     previous !== undefined &&
     previous.url === url &&
@@ -67,16 +75,37 @@ export async function replaceDocument(
   ifMatch: string | undefined,
   body: DocumentBody,
 ): Promise<EgressState> {
-  return writeAt(store, ifMatch, (doc) => {
-    const stored = new Map(doc.proxies.map((p) => [p.id, p]));
-    return {
-      default: body.default,
-      playlist_policy: body.playlist_policy,
-      docker_proxy_host: body.docker_proxy_host.trim(),
-      proxies: body.proxies.map((p) => profileFrom(p, stored.get(p.id))),
-      rules: body.rules.map((r) => ruleFrom(r)),
-    };
-  });
+  return writeAt(store, ifMatch, (doc) => ({
+    default: body.default,
+    playlist_policy: body.playlist_policy,
+    docker_proxy_host: body.docker_proxy_host.trim(),
+    proxies: mergeProfiles(body, doc),
+    rules: body.rules.map((r) => ruleFrom(r)),
+  }));
+}
+
+/**
+ * The profiles of a whole-document write (a `PUT` or a connection test's `draft`), stored
+ * credentials merged per profile. Issue 30 item 3: in a container a profile on `localhost`,
+ * `127.0.0.1` or `::1` is dialled at `docker_proxy_host`, so when that setting changes, the
+ * credentials stored for such a profile would be sent to the new host though nobody typed
+ * them for it; they are dropped and must be written again. Dropped whether or not this
+ * instance runs in a container: the stored document is shared by every instance of a cluster.
+ */
+export function mergeProfiles(
+  body: Pick<DocumentBody, "docker_proxy_host" | "proxies">,
+  doc: StoredEgressDocument,
+): StoredProfile[] {
+  const stored = new Map(doc.proxies.map((p) => [p.id, p]));
+  const moved = body.docker_proxy_host.trim() !== doc.docker_proxy_host;
+  return body.proxies.map((p) =>
+    profileFrom(p, stored.get(p.id), { keepCredential: !(moved && rewritable(p.url)) }),
+  );
+}
+
+function rewritable(url: string): boolean {
+  const checked = checkProxyUrl(url);
+  return checked.ok && isDockerRewritable(checked.url.hostname);
 }
 
 export async function addProfile(

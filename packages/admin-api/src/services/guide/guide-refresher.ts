@@ -18,8 +18,13 @@ export interface GuideRefresherDeps {
   readonly userAgent: string;
   /** `guide.refresh_interval_min` in ms. */
   readonly intervalMs: number;
+  /** `guide.min_refresh_sec` in ms: the least time between two on-demand refreshes of a source. */
+  readonly minOnDemandMs: number;
   readonly log: Logger;
 }
+
+/** `manual`: every enabled source; the others only the sources due (see `run`). */
+type RunKind = "scheduled" | "manual" | "on-demand";
 
 /** Node timers hold at most 2^31-1 ms (~24.8 days); a longer interval would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -39,7 +44,7 @@ export function createGuideRefresher(deps: GuideRefresherDeps) {
    * turn because its last claim was a few ms late.
    */
   const claimToleranceMs = Math.min(intervalMs / 10, 60_000);
-  let inflight: { manual: boolean; run: Promise<RefreshOutcome> } | undefined;
+  let inflight: { kind: RunKind; run: Promise<RefreshOutcome> } | undefined;
   let timer: NodeJS.Timeout | undefined;
   const shutdown = new AbortController();
 
@@ -76,25 +81,25 @@ export function createGuideRefresher(deps: GuideRefresherDeps) {
 
   /**
    * Refreshes sources one after the other: each parse is CPU-bound and the
-   * machine's memory stays bounded by one document's pieces. `scheduled`: only
-   * the sources this instance claims because their last attempt (by any
-   * instance sharing the database) is an interval old, all claimed at the
-   * turn's instant so the next turn finds them due again; otherwise every
+   * machine's memory stays bounded by one document's pieces. `scheduled` and
+   * `on-demand`: only the sources this instance claims because their last
+   * attempt (by any instance sharing the database) is old enough (an interval;
+   * `guide.min_refresh_sec`), all claimed at the turn's instant; `manual`: every
    * enabled source, each claimed unconditionally when it starts.
    */
-  async function run(scheduled: boolean): Promise<RefreshOutcome> {
+  async function run(kind: RunKind): Promise<RefreshOutcome> {
     const statuses: SourceStatusRow[] = [];
     const turn = Date.now();
     const claimed: GuideSource[] = [];
+    const minAgeMs = kind === "scheduled" ? intervalMs - claimToleranceMs : deps.minOnDemandMs;
     for (const source of enabled()) {
-      if (!scheduled) claimed.push(source);
-      else if (await data.claim(source.id, turn, turn - intervalMs + claimToleranceMs))
-        claimed.push(source);
+      if (kind === "manual") claimed.push(source);
+      else if (await data.claim(source.id, turn, turn - minAgeMs)) claimed.push(source);
     }
     for (const source of claimed) {
       if (shutdown.signal.aborted) break;
       let attempt = turn;
-      if (!scheduled) {
+      if (kind === "manual") {
         attempt = Date.now();
         await data.claim(source.id, attempt, null);
       }
@@ -115,7 +120,7 @@ export function createGuideRefresher(deps: GuideRefresherDeps) {
   /** The schedule's turn; skipped while a refresh runs. */
   function scheduledTurn(): void {
     if (inflight !== undefined) return;
-    const turn = run(true)
+    const turn = run("scheduled")
       .catch((err: unknown): RefreshOutcome => {
         log.error({ err }, "scheduled guide refresh failed");
         return { ok: false, statuses: [] };
@@ -123,27 +128,37 @@ export function createGuideRefresher(deps: GuideRefresherDeps) {
       .finally(() => {
         if (inflight?.run === turn) inflight = undefined;
       });
-    inflight = { manual: false, run: turn };
+    inflight = { kind: "scheduled", run: turn };
+  }
+
+  /**
+   * A refresh on request; concurrent callers of one kind share the run in
+   * progress. A request during another run (which may cover only some sources)
+   * waits for it, then runs its own.
+   */
+  function requested(kind: "manual" | "on-demand"): Promise<RefreshOutcome> {
+    if (inflight?.kind === kind) return inflight.run;
+    const before = inflight?.run;
+    const mine = (async () => {
+      await before;
+      return run(kind);
+    })().finally(() => {
+      if (inflight?.run === mine) inflight = undefined;
+    });
+    inflight = { kind, run: mine };
+    return mine;
   }
 
   return {
+    /** Refreshes every enabled source (`POST /v1/admin/epg/refresh`). */
+    refresh: () => requested("manual"),
     /**
-     * Refreshes every enabled source; concurrent callers share the run in
-     * progress. A request during a scheduled turn (which may cover only some
-     * sources) waits for it, then runs its own.
+     * `guide.cache: false`: what an epg.xml request asks for. Only sources not
+     * attempted (here or by another instance) for `guide.min_refresh_sec` are
+     * refreshed: the public endpoint costs each origin at most one download per
+     * that time, however many requests arrive. Concurrent callers share the run.
      */
-    refresh(): Promise<RefreshOutcome> {
-      if (inflight?.manual) return inflight.run;
-      const before = inflight?.run;
-      const manual = (async () => {
-        await before;
-        return run(false);
-      })().finally(() => {
-        if (inflight?.run === manual) inflight = undefined;
-      });
-      inflight = { manual: true, run: manual };
-      return manual;
-    },
+    refreshOnDemand: () => requested("on-demand"),
     /** Deletes leftovers, then runs a first turn at once and one per interval. */
     async start(): Promise<void> {
       const leftovers = await data.sourcesWithProgrammes();

@@ -57,6 +57,7 @@ export async function createGuideService(deps: GuideServiceDeps) {
     },
     userAgent: deps.userAgent,
     intervalMs: config.guide.refresh_interval_min * 60_000,
+    minOnDemandMs: config.guide.min_refresh_sec * 1000,
     log,
   });
   const enabled = () => sources.list().filter((s) => s.enabled);
@@ -162,9 +163,12 @@ export async function createGuideService(deps: GuideServiceDeps) {
     },
     /** True when at least one enabled source holds data: playlists then carry `x-tvg-url`. */
     active: () => enabled().some((s) => data.status(s.id).generation !== null),
-    /** `guide.cache: false`: every epg.xml request refreshes first (coalesced). */
+    /**
+     * `guide.cache: false`: an epg.xml request refreshes first the sources not
+     * attempted for `guide.min_refresh_sec` (coalesced).
+     */
     async beforeEpgRequest(): Promise<void> {
-      if (!config.guide.cache && enabled().length > 0) await refresh();
+      if (!config.guide.cache && enabled().length > 0) await refresher.refreshOnDemand();
     },
     async epg(base: string) {
       const byChannel = await matches();

@@ -31,7 +31,10 @@ export interface XmltvSink {
 export interface XmltvLimits {
   /** Element nesting; XMLTV needs 4. */
   readonly maxDepth: number;
-  /** Characters between two tags (one text node or one tag). */
+  /**
+   * Characters the parser may hold at once: one text node, one tag with its
+   * attributes, one comment, CDATA section or processing instruction.
+   */
   readonly maxTextChars: number;
 }
 
@@ -42,6 +45,9 @@ export class XmltvError extends Error {}
 
 /** Distinct time strings remembered per document (a week of minutes is 10,080). */
 const TIME_CACHE_ENTRIES = 50_000;
+
+/** Characters handed to saxes per write: large enough that a write costs little. */
+const WRITE_CHARS = 65_536;
 
 /** Root attributes kept as the source's `metadata`. */
 const ROOT_METADATA = [
@@ -72,7 +78,15 @@ export function createXmltvReader(
   const metadata: Record<string, string> = {};
   let depth = 0;
   let sawRoot = false;
-  let charsSinceTag = 0;
+  // Stream position (saxes counts UTF-16 units) where saxes last handed over, and so
+  // emptied, what it was buffering; everything written since is held inside saxes.
+  // `parser.position` is exact inside its event handlers only (between writes it
+  // counts the last chunk twice), so the characters written are counted here.
+  let handedOverAt = 0;
+  let written = 0;
+  const handedOver = () => {
+    handedOverAt = parser.position;
+  };
   let decoder: TextDecoder | undefined;
   let head = Buffer.alloc(0);
   let skipped = 0;
@@ -98,12 +112,23 @@ export function createXmltvReader(
     throw new XmltvError(message);
   };
   parser.on("error", (err) => fail(`XML error: ${err.message.replace(/^[^:]*:\d+:\d+: /, "")}`));
+  // Only these events end a buffered unit: a text node (emitted at the next
+  // `<`), a whole tag (at its `>`, attributes included: saxes keeps them until
+  // then), a comment, CDATA section or processing instruction at its end.
+  // `attribute` and `opentagstart` fire while the tag is still held, so they do
+  // not count; nor does a `>` inside text, which ends nothing.
+  parser.on("comment", handedOver);
+  parser.on("cdata", handedOver);
+  parser.on("processinginstruction", handedOver);
+  parser.on("xmldecl", handedOver);
   parser.on("doctype", (text) => {
+    handedOver();
     // DOCTYPE tv SYSTEM "xmltv.dtd" is normal and harmless (never fetched); an
     // internal subset may declare entities and is refused outright.
     if (text.includes("[")) fail("a DTD internal subset is not accepted");
   });
   parser.on("opentag", (tag: SaxesTagPlain) => {
+    handedOver();
     depth += 1;
     if (depth > limits.maxDepth) fail(`elements nested deeper than ${limits.maxDepth}`);
     const attrs = tag.attributes as Record<string, string>;
@@ -128,6 +153,7 @@ export function createXmltvReader(
     }
   });
   parser.on("text", (text) => {
+    handedOver();
     if (child === undefined) return;
     if (depth === 3 || (depth === 4 && ratingValue)) {
       // A desc longer than this is cut, not refused: it is still a valid programme.
@@ -135,6 +161,7 @@ export function createXmltvReader(
     }
   });
   parser.on("closetag", () => {
+    handedOver();
     if (depth === 4) ratingValue = false;
     else if (depth === 3) child = undefined;
     else if (depth === 2 && item !== undefined) {
@@ -196,20 +223,18 @@ export function createXmltvReader(
   }
 
   function feed(text: string): void {
-    // Bounds what saxes buffers between two tags: a 1 GiB text node is refused
-    // after maxTextChars, not collected.
+    // Bounds what saxes buffers: each write is cut so that, unless saxes handed
+    // a unit over meanwhile, it never holds more than maxTextChars + 1
+    // characters; a 1 GiB text node (or one with a `>` every few bytes) is
+    // refused there, not collected.
     let offset = 0;
-    const step = 65_536;
     while (offset < text.length) {
-      const part = text.slice(offset, offset + step);
-      offset += step;
-      const firstTag = part.search(/[<>]/);
-      if (firstTag !== -1 && charsSinceTag + firstTag > limits.maxTextChars)
-        fail(`a text node or tag longer than ${limits.maxTextChars} characters`);
-      const lastTag = Math.max(part.lastIndexOf("<"), part.lastIndexOf(">"));
-      charsSinceTag = lastTag === -1 ? charsSinceTag + part.length : part.length - lastTag;
+      const room = Math.max(1, limits.maxTextChars - (written - handedOverAt) + 1);
+      const part = text.slice(offset, offset + Math.min(WRITE_CHARS, room));
+      offset += part.length;
+      written += part.length;
       parser.write(part);
-      if (charsSinceTag > limits.maxTextChars)
+      if (written - handedOverAt > limits.maxTextChars)
         fail(`a text node or tag longer than ${limits.maxTextChars} characters`);
     }
   }

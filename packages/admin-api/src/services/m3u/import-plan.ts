@@ -1,3 +1,5 @@
+import { resolveChannelSource } from "@svc/core/catalog";
+import { carrySecrets, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { runInSlices, runToEnd } from "@svc/core/time-slices";
 import type { ChannelStore } from "../channels/channel-store.js";
@@ -21,6 +23,11 @@ export interface PlannedEntry {
   readonly kept?: Record<string, string>;
   /** Revision of the channel an update would change (send it back in `revisions`). */
   readonly revision?: number;
+  /**
+   * An update that moves the source to another origin: the stored secrets it leaves behind
+   * (`headers.<name>`, `keys.<KID>`), present only when there are some (issue 30 item 2).
+   */
+  readonly dropped_secrets?: readonly string[];
 }
 
 export interface ImportPlan {
@@ -116,14 +123,20 @@ function* planSteps(content: string, store: ChannelStore): Generator<void, Impor
     const existing = bySource.get(f.source_url) ?? store.get(ids.peek(deriveId(f, entry.line)));
     if (existing !== undefined && !ids.used(existing.id)) {
       ids.take(existing.id);
-      const next = updated(existing, f, now);
+      const { channel: next, dropped } = updated(existing, f, store, now);
       if (sameChannel(existing, next)) {
         add({ ...base, action: "skip", id: existing.id, reason: "unchanged" });
         continue;
       }
       put.push(next);
       revisions[existing.id] = existing.revision;
-      add({ ...base, action: "update", id: existing.id, revision: existing.revision });
+      add({
+        ...base,
+        action: "update",
+        id: existing.id,
+        revision: existing.revision,
+        ...(dropped.length > 0 ? { dropped_secrets: dropped } : {}),
+      });
       continue;
     }
     const id = ids.fresh(deriveId(f, entry.line));
@@ -204,9 +217,26 @@ function created(id: string, f: ImportedFields, sortOrder: number, now: number):
   };
 }
 
-/** The fields the entry states replace the channel's; what it does not state is kept. */
-function updated(c: StoredChannel, f: ImportedFields, now: number): StoredChannel {
-  return {
+/**
+ * The fields the entry states replace the channel's; what it does not state is kept, except
+ * the stored secrets when the entry moves the source to another origin (issue 30 item 2: an
+ * entry matched by its `tvg-id` or title could otherwise point a channel's `Authorization`
+ * at any URL the playlist names).
+ */
+function updated(
+  c: StoredChannel,
+  f: ImportedFields,
+  store: ChannelStore,
+  now: number,
+): { channel: StoredChannel; dropped: string[] } {
+  const secrets = carrySecrets({
+    from: sourceOrigin(resolveChannelSource(c, store)),
+    to: sourceOrigin(f.source_url),
+    stored: { headers: c.headers, keys: c.keys },
+    written: { headers: f.headers, keys: f.keys },
+    mode: "merge",
+  });
+  const channel: StoredChannel = {
     ...c,
     title: f.title,
     group: f.group || c.group,
@@ -218,12 +248,13 @@ function updated(c: StoredChannel, f: ImportedFields, now: number): StoredChanne
     upstream: "",
     path: "",
     user_agent: f.user_agent || c.user_agent,
-    headers: { ...c.headers, ...f.headers },
-    keys: { ...c.keys, ...f.keys },
+    headers: secrets.headers,
+    keys: secrets.keys,
     sort_order: f.chno ?? c.sort_order,
     revision: c.revision + 1,
     updated_at: now,
   };
+  return { channel, dropped: secrets.dropped };
 }
 
 function sameChannel(a: StoredChannel, b: StoredChannel): boolean {

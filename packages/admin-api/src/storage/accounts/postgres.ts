@@ -9,7 +9,7 @@ import type { AccountsRepository, OverrideWrite } from "./repository.js";
  * Credential overrides in PostgreSQL. A write locks the account's row, checks
  * its revision and the username, and bumps the `accounts` version in the same
  * transaction, so every instance reloads its directory and refuses sessions
- * of the old credential (operator contract "Cluster mode": within 2 s).
+ * of the old credential (operator contract "Cluster mode": within 1 s).
  */
 export function postgresAccountsRepository(db: PgStateDb): AccountsRepository {
   return {

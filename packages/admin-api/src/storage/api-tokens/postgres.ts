@@ -11,7 +11,7 @@ const AUDIT_CHUNK = 1000;
 /**
  * API tokens and their audit log in PostgreSQL. Token writes bump the
  * `api_tokens` version in their transaction (every instance reloads its
- * mirror, so a revoked or rotated token is refused everywhere within 2 s);
+ * mirror, so a revoked or rotated token is refused everywhere within 1 s);
  * audit batches and `last_used_at` do not.
  */
 export function postgresApiTokensRepository(db: PgStateDb): ApiTokensRepository {

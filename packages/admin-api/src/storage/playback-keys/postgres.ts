@@ -11,7 +11,7 @@ const ACCESS_CHUNK = 1000;
 /**
  * Playback keys and their access log in PostgreSQL. Key writes bump the
  * `playback_keys` version in their transaction (every instance reloads its
- * mirror, so a revoked key is refused everywhere within 2 s); access batches
+ * mirror, so a revoked key is refused everywhere within 1 s); access batches
  * and `last_used_at` do not.
  */
 export function postgresPlaybackKeysRepository(db: PgStateDb): PlaybackKeysRepository {

@@ -4,10 +4,16 @@ import { stateVersions } from "../../db/schema-pg/index.js";
 import type { ChangeFeed, MirroredResource } from "../change-feed.js";
 import { describeDbError } from "./error-text.js";
 
-/** How often the feed reads `state_versions`: well inside the contract's 2 seconds. */
+/**
+ * How often the feed reads `state_versions` when no notification came: the
+ * fallback of the listener (`change-listener.ts`), which pushes every commit.
+ */
 export const POLL_INTERVAL_MS = 1_000;
 
-/** The change feed of a shared PostgreSQL database; {@link PgChangeFeed.start} begins polling. */
+/**
+ * The change feed of a shared PostgreSQL database; {@link PgChangeFeed.start}
+ * begins polling, {@link PgChangeFeed.notified} is the listener's push.
+ */
 export interface PgChangeFeed extends ChangeFeed {
   /**
    * Reads the versions every mirror is measured against, then polls. Called
@@ -15,23 +21,37 @@ export interface PgChangeFeed extends ChangeFeed {
    * and a store's load costs one extra (idempotent) reload, never a missed one.
    */
   start(): Promise<void>;
+  /**
+   * Another instance committed a write (a `NOTIFY`), or the listener
+   * (re)connected: read the versions now instead of at the next poll. Calls
+   * that arrive while a read is under way are folded into one more read.
+   */
+  notified(): void;
 }
 
 interface Watched {
   readonly reloads: (() => Promise<void>)[];
   /** The version the mirror reflects. */
   seen: number;
-  /** The reload in progress: a resource's reloads never overlap. */
+  /** The newest version some read found: the mirror is behind while `wanted > seen`. */
+  wanted: number;
+  /** The reload loop in progress: a resource's reloads never overlap. */
   running: Promise<void> | undefined;
 }
 
 /**
  * Follows other instances' writes (operator contract "Cluster mode": seen
- * within 2 seconds): every {@link POLL_INTERVAL_MS} one query reads
- * `state_versions` (each write transaction bumps its resource's row, see
- * `versions.ts`), and each resource whose version moved gets its reloads run,
- * in order. A failed read or reload is logged and tried again on the next
- * poll; the timer never keeps the process alive.
+ * within 1 second, and read-after-write for admin reads). Each write
+ * transaction bumps its resource's row of `state_versions` and notifies
+ * (`versions.ts`); on a notification, on {@link ChangeFeed.catchUp} and every
+ * {@link POLL_INTERVAL_MS} (the fallback) one query reads `state_versions`,
+ * and each resource whose version moved gets its reloads run, in order.
+ *
+ * A reload only counts for the versions that were read before it began: a
+ * version found while a reload is running (it may have read the rows before
+ * that commit) runs the reloads once more after it. A failed read or reload is
+ * logged and tried again on the next notification or poll; the timer never
+ * keeps the process alive.
  *
  * @example
  * const feed = createPgChangeFeed(db, { log });
@@ -48,6 +68,8 @@ export function createPgChangeFeed(
   let baseline = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
+  let pushed: Promise<void> | undefined;
+  let again = false;
   let started = false;
   let closed = false;
   let failing = false;
@@ -57,26 +79,41 @@ export function createPgChangeFeed(
     return new Map(rows.map((r) => [r.resource, r.version]));
   };
 
-  const reload = async (resource: MirroredResource, w: Watched, version: number) => {
+  const drain = async (resource: MirroredResource, w: Watched) => {
     try {
-      for (const run of w.reloads) await run();
-      w.seen = version;
-    } catch (err) {
-      log?.error(
-        { resource, error: describeDbError(err) },
-        `state change feed: reloading ${resource} failed; retrying on the next poll`,
-      );
+      while (w.wanted > w.seen && !closed) {
+        const target = w.wanted;
+        try {
+          for (const run of w.reloads) await run();
+        } catch (err) {
+          log?.error(
+            { resource, error: describeDbError(err) },
+            `state change feed: reloading ${resource} failed; retrying on the next poll`,
+          );
+          return;
+        }
+        w.seen = Math.max(w.seen, target);
+      }
     } finally {
       w.running = undefined;
     }
   };
 
-  const poll = async () => {
+  /** Resolves once the mirror reflects `version` (or its reload failed). */
+  const reach = (resource: MirroredResource, w: Watched, version: number): Promise<void> => {
+    if (version <= w.seen) return Promise.resolve();
+    if (version > w.wanted) w.wanted = version;
+    w.running ??= drain(resource, w);
+    return w.running;
+  };
+
+  /** Reads the versions and starts the due reloads; resolves when those finished. */
+  const check = async (): Promise<void> => {
     let versions: Map<string, number>;
     try {
       versions = await readVersions();
     } catch (err) {
-      // One line when polling starts failing and one when it recovers, not one a second.
+      // One line when reading starts failing and one when it recovers, not one a second.
       if (!failing)
         log?.error({ error: describeDbError(err) }, "state change feed: polling failed");
       failing = true;
@@ -84,18 +121,16 @@ export function createPgChangeFeed(
     }
     if (failing) log?.info("state change feed: polling again");
     failing = false;
-    for (const [resource, w] of watched) {
-      const version = versions.get(resource) ?? 0;
-      if (version === w.seen || w.running !== undefined) continue;
-      w.running = reload(resource, w, version);
-    }
+    await Promise.all(
+      [...watched].map(([resource, w]) => reach(resource, w, versions.get(resource) ?? 0)),
+    );
   };
 
   const schedule = () => {
     if (closed) return;
     timer = setTimeout(() => {
       timer = undefined;
-      polling = poll().finally(() => {
+      polling = check().finally(() => {
         polling = undefined;
         schedule();
       });
@@ -108,29 +143,47 @@ export function createPgChangeFeed(
       if (started || closed) return;
       started = true;
       baseline = await readVersions();
-      for (const [resource, w] of watched) w.seen = baseline.get(resource) ?? 0;
+      for (const [resource, w] of watched) {
+        w.seen = baseline.get(resource) ?? 0;
+        w.wanted = w.seen;
+      }
       schedule();
+    },
+    notified() {
+      if (!started || closed) return;
+      if (pushed !== undefined) {
+        again = true;
+        return;
+      }
+      pushed = (async () => {
+        do {
+          again = false;
+          await check();
+        } while (again && !closed);
+      })().finally(() => {
+        pushed = undefined;
+      });
     },
     watch(resource, run) {
       let w = watched.get(resource);
       if (w === undefined) {
-        w = { reloads: [], seen: baseline.get(resource) ?? 0, running: undefined };
+        const seen = baseline.get(resource) ?? 0;
+        w = { reloads: [], seen, wanted: seen, running: undefined };
         watched.set(resource, w);
       }
       w.reloads.push(run);
     },
     async catchUp() {
       if (!started || closed) return;
-      // A poll already reading may have read before the caller's moment: read again after it.
-      await polling;
-      await poll();
-      await Promise.all([...watched.values()].map((w) => w.running));
+      // Read after the caller's moment: every write acknowledged before it is counted.
+      await check();
     },
     async close() {
       if (closed) return;
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
       await polling;
+      await pushed;
       await Promise.all([...watched.values()].map((w) => w.running));
     },
   };

@@ -2,6 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { describeDbError, withoutSecrets } from "./error-text.js";
 
+/** node-postgres's server error: a class named DatabaseError with severity and SQLSTATE. */
+class DatabaseError extends Error {}
+const pgError = (message: string, code: string, fields: Record<string, string>) =>
+  Object.assign(new DatabaseError(message), { severity: "ERROR", code, ...fields });
+
 describe("describeDbError", () => {
   const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), {
     code: "ECONNREFUSED",
@@ -27,6 +32,35 @@ describe("describeDbError", () => {
     ["an error with only a code", Object.assign(new Error(""), { code: "ETIMEDOUT" }), "ETIMEDOUT"],
     ["several lines", new Error("first\n  second"), "first second"],
     ["not an error", "text", "text"],
+    [
+      "a SQLite error under drizzle's: class and code, no statement, no parameters",
+      new Error("Failed query: update t set v = ?\nparams: proxy-pw-1", {
+        cause: Object.assign(new Error("constraint failed"), {
+          name: "SqliteError",
+          code: "SQLITE_CONSTRAINT_TRIGGER",
+        }),
+      }),
+      "SqliteError SQLITE_CONSTRAINT_TRIGGER",
+    ],
+    [
+      "a PostgreSQL data error quoting a value: its text withheld",
+      pgError('invalid input syntax for type integer: "hdr-secret-1"', "22P02", {}),
+      "DatabaseError 22P02",
+    ],
+    [
+      "a PostgreSQL unique violation: the constraint named, the row in detail left out",
+      pgError('duplicate key value violates unique constraint "channels_pkey"', "23505", {
+        table: "channels",
+        constraint: "channels_pkey",
+        detail: "Key (id)=(hdr-secret-1) already exists.",
+      }),
+      "DatabaseError 23505 (channels.channels_pkey)",
+    ],
+    [
+      "a PostgreSQL login failure: the server's text kept",
+      pgError('password authentication failed for user "svc"', "28P01", {}),
+      'password authentication failed for user "svc"',
+    ],
   ];
   for (const [name, err, want] of cases) it(name, () => assert.equal(describeDbError(err), want));
 });

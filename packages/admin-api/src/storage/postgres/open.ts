@@ -6,6 +6,7 @@ import type { PgStateDb } from "../../db/pg-client.js";
 import * as pgSchema from "../../db/schema-pg/index.js";
 import type { Storage } from "../storage.js";
 import { createPgChangeFeed } from "./change-feed.js";
+import { createChangeListener } from "./change-listener.js";
 import { describeDbError, withoutSecrets } from "./error-text.js";
 import { migrateUnderLock } from "./migrate.js";
 
@@ -41,13 +42,16 @@ export async function openPostgresStorage(
   const location = redactDatabaseUrl(url);
   const fail = (what: string, err: unknown) =>
     new Error(`${what} PostgreSQL at ${location}: ${withoutSecrets(describeDbError(err), url)}`);
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: url,
-    max: POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    idleTimeoutMillis: 30_000,
     // A server that vanished without closing the socket is noticed by TCP keepalive.
     keepAlive: true,
+  };
+  const pool = new pg.Pool({
+    ...connection,
+    max: POOL_SIZE,
+    idleTimeoutMillis: 30_000,
     application_name: "svc-gateway",
   });
   // An idle connection the server dropped emits here; unhandled it would end the process.
@@ -87,6 +91,17 @@ export async function openPostgresStorage(
     await pool.end().catch(() => {});
     throw fail("cannot read state_versions on", err);
   }
+  // The push half of the feed: one connection outside the pool LISTENs, so another
+  // instance's commit reaches the mirrors in one round trip, not at the next poll.
+  // Its own failures are logged and retried; the poll keeps the mirrors in step meanwhile.
+  const listener = createChangeListener({
+    client: () => new pg.Client({ ...connection, application_name: "svc-gateway-listen" }),
+    onNotify: () => feed.notified(),
+    onListening: () => feed.notified(),
+    describeError: (err) => withoutSecrets(describeDbError(err), url),
+    ...(log === undefined ? {} : { log }),
+  });
+  await listener.start();
   let closing: Promise<void> | undefined;
   return {
     kind: "postgres",
@@ -96,6 +111,7 @@ export async function openPostgresStorage(
     feed,
     close() {
       closing ??= (async () => {
+        await listener.close();
         await feed.close();
         await pool.end();
       })();

@@ -17,7 +17,7 @@ export interface ChannelDraft {
   epg_id: string;
   epg_name: string;
   epg_source: string;
-  ingress: "hls" | "dash";
+  ingress: "hls" | "dash" | "ts";
   source_url: string;
   upstream: string;
   path: string;

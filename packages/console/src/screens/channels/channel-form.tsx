@@ -200,7 +200,7 @@ export function ChannelForm(p: {
             label="Ingress"
             value={draft.ingress}
             onChange={(v) => set("ingress", v as ChannelDraft["ingress"])}
-            options={["hls", "dash"]}
+            options={["hls", "dash", "ts"]}
             error={err("ingress")}
           />
           <TextField

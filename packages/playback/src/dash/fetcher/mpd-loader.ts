@@ -4,9 +4,12 @@ import { parseMpd } from "../manifest/mpd-parser.js";
 import { clockOffsetFromUtcTiming, utcTimingUrls } from "../manifest/utc-timing.js";
 import { describeRefusal, type FetchContext, fetchBytes } from "./upstream-fetch.js";
 
-/** Why an MPD could not be used; `element` names the MPD element when parsing failed. */
+/**
+ * Why an MPD could not be used: `refused` by the egress guard, another `fetch` failure,
+ * or a `parse` error (the message names the MPD element).
+ */
 export interface MpdLoadError {
-  readonly kind: "fetch" | "parse";
+  readonly kind: "fetch" | "refused" | "parse";
   readonly message: string;
 }
 
@@ -77,8 +80,12 @@ export async function refreshMpd(
 }
 
 function fetchFailed(url: string, r: { kind: string; message: string }): MpdLoadResult {
-  const why = r.kind === "refused" ? describeRefusal(url, r.message) : r.message;
-  return { ok: false, error: { kind: "fetch", message: `MPD: ${why}` } };
+  if (r.kind === "refused")
+    return {
+      ok: false,
+      error: { kind: "refused", message: `MPD: ${describeRefusal(url, r.message)}` },
+    };
+  return { ok: false, error: { kind: "fetch", message: `MPD: ${r.message}` } };
 }
 
 function parseLoaded(

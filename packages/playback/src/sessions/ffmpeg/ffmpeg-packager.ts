@@ -1,10 +1,11 @@
 import type { Egress, EgressProxy } from "@svc/core/egress";
 import type { KeyTable } from "../../cenc/kid.js";
-import { fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
+import { describeRefusal, fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
 import {
   inspectionOfParseError,
   inspectNativeSupport,
 } from "../../dash/inspection/native-inspection.js";
+import { checkSessionStart, type StartFailureCause } from "../../dash/inspection/start-check.js";
 import { parseMpd } from "../../dash/manifest/mpd-parser.js";
 import {
   createPackagerCounters,
@@ -90,7 +91,7 @@ export class FfmpegPackager implements Packager {
     return this.progressAt;
   }
 
-  async start(): Promise<{ ok: true } | { ok: false; message: string }> {
+  async start(): Promise<{ ok: true } | { ok: false; message: string; cause?: StartFailureCause }> {
     const { ctx, o } = this;
     const mpd = await fetchBytes(
       {
@@ -102,9 +103,28 @@ export class FfmpegPackager implements Packager {
       ctx.sourceUrl,
       { maxBytes: o.maxMpdBytes, deadlineMs: 15_000 },
     );
+    if (!mpd.ok && mpd.kind === "refused")
+      return {
+        ok: false,
+        message: `MPD: ${describeRefusal(ctx.sourceUrl, mpd.message)}`,
+        cause: "refused",
+      };
     if (!mpd.ok) return { ok: false, message: `MPD: ${mpd.message}` };
     this.counters.mpd_refreshes += 1;
     const parsed = parseMpd(mpd.bytes, { url: mpd.url });
+    if (parsed.ok) {
+      // Issue 30 item 10: ffmpeg is not started for a source it could only fail on
+      // (an address the guard refuses, nothing to publish); what our parser cannot
+      // read is left to ffmpeg's own reader.
+      const checked = await checkSessionStart(
+        o.egress,
+        parsed.value,
+        Date.now(),
+        o.prefs?.(ctx.channelId) ?? {},
+      );
+      if (!checked.ok) return { ok: false, message: checked.message, cause: checked.cause };
+      if (this.abort.signal.aborted) return { ok: false, message: "stopped" };
+    }
     const inspection = parsed.ok
       ? inspectNativeSupport(parsed.value)
       : inspectionOfParseError(parsed.error);

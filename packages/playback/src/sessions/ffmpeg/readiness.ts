@@ -1,3 +1,4 @@
+import type { Ingress } from "@svc/core/catalog";
 import type { Readiness } from "@svc/core/http";
 import type { EngineName } from "../../dash/inspection/inspection-model.js";
 import { checkFfmpeg, type FfmpegStatus } from "./ffmpeg-check.js";
@@ -5,7 +6,7 @@ import { checkFfmpeg, type FfmpegStatus } from "./ffmpeg-check.js";
 /** The channel fields readiness looks at. */
 export interface ReadinessChannel {
   readonly id: string;
-  readonly ingress: "hls" | "dash";
+  readonly ingress: Ingress;
   readonly disabled: boolean;
 }
 

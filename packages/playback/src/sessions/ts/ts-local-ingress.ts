@@ -1,0 +1,92 @@
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv, Build } from "@svc/core/http";
+import type { Context } from "hono";
+import { PREFIX_MARK } from "../../dash/publisher/channel-publication.js";
+import { QUERY_MARK } from "../../dash/publisher/rendition-window.js";
+import { alreadySent, writeDirectHead } from "../../hls/direct-response.js";
+import { PLAYLIST_CONTENT_TYPE } from "../../hls/playlist-answer.js";
+import type { LocalIngress, PlayRequest } from "../../playback-runtime.js";
+import type { PlaybackStats } from "../../playback-stats.js";
+import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "../media-cache-control.js";
+import { clientSignal, gone, notReady, waitReady } from "../play-waits.js";
+import type { RuntimeSession } from "../runtime-session.js";
+import type { SessionManager } from "../session-manager.js";
+import { parseTsLiveFile } from "./ts-window.js";
+
+export interface TsLocalIngressOptions {
+  readonly sessions: SessionManager;
+  readonly build: Build;
+  readonly withCors: boolean;
+  readonly stats?: () => PlaybackStats | undefined;
+}
+
+/**
+ * The play routes of a `ts` channel (extensions "MPEG-TS ingress"): `index.m3u8` is the
+ * media playlist of the channel's TS segments, `live/s-{msn}.ts?g=…` one segment. The
+ * `live/` rules of the spec ("Playback" 2) apply: a segment is immutable under the
+ * generation it was published in, another generation's is 410. A source that cannot be
+ * played (not TS, an HTTP error, a refused host) answers 502 `upstream_error` with the
+ * reason, as soon as the session has found it.
+ */
+export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
+  const count = (session: RuntimeSession, bytes: number) => {
+    const p = session.packager;
+    if (p) p.counters.bytes_out += bytes;
+    const s = o.stats?.();
+    if (s) s.bytesOut += bytes;
+  };
+
+  return {
+    async index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {
+      const session = o.sessions.open(req.channel);
+      if (!session) throw new GatewayError("not_ready", "channel is not running");
+      if (!(await waitReady(session, req, clientSignal(c)))) {
+        if (session.state === "failed")
+          throw new GatewayError(
+            "upstream_error",
+            `channel source failed: ${session.lastError ?? "unknown reason"}`,
+          );
+        throw notReady("channel is starting");
+      }
+      const text = session.packager?.tsWindow?.render();
+      if (text === undefined) throw notReady("channel is starting");
+      const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
+      count(session, Buffer.byteLength(body));
+      return c.body(body, 200, {
+        "Content-Type": PLAYLIST_CONTENT_TYPE,
+        "Cache-Control": PLAYLIST_CACHE_CONTROL,
+      });
+    },
+
+    async live(c: Context<AppEnv>, req: PlayRequest, file: string): Promise<Response> {
+      const msn = parseTsLiveFile(file);
+      if (msn === undefined) throw new GatewayError("not_found", "no such file");
+      const g = new URL(c.req.url).searchParams.get("g");
+      const session = o.sessions.get(req.channel.id);
+      if (!session) throw gone();
+      session.touch();
+      const window = session.packager?.tsWindow;
+      if (!window) throw g === null ? new GatewayError("not_found", "not published") : gone();
+      // Numbers go on across generations, so a segment of another one is never here.
+      if (g !== null && g !== window.generation) throw gone();
+      const f = window.segmentFile(msn);
+      if (f.kind === "future") throw new GatewayError("unavailable", "segment not ready yet");
+      if (f.kind === "gone") throw new GatewayError("not_found", "segment left the window");
+      count(session, f.bytes.length);
+      writeDirectHead(
+        c,
+        o.build,
+        200,
+        {
+          "content-type": "video/mp2t",
+          "cache-control": mediaCacheControl(req, g !== null),
+          "content-length": String(f.bytes.length),
+        },
+        o.withCors,
+      );
+      const out = c.env.outgoing;
+      out.end(f.bytes);
+      return alreadySent(200);
+    },
+  };
+}

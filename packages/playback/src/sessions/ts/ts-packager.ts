@@ -1,0 +1,207 @@
+import type { Egress } from "@svc/core/egress";
+import { describeRefusal, openUpstream } from "../../dash/fetcher/upstream-fetch.js";
+import {
+  createPackagerCounters,
+  type PackagerCounters,
+} from "../../dash/scheduler/packager-counters.js";
+import { PacketReader } from "../../ts/packet-reader.js";
+import { SegmentCutter, type TsSegment } from "../../ts/segment-cutter.js";
+import type { Packager, PackagerContext } from "../packager.js";
+import { TsWindow } from "./ts-window.js";
+
+/** Segment target of the TS engine: cut at the first random-access point at or after it. */
+export const TS_SEGMENT_TARGET_SEC = 2;
+/** Segments a TS channel keeps and lists, as the DASH engine's rendition windows. */
+const WINDOW_SEGMENTS = 10;
+/** Extensions "Fallback sources": a TS stream with no bytes for 5 s has failed. */
+const DEFAULT_STALL_MS = 5_000;
+/** Longest wait between reconnects. */
+const MAX_BACKOFF_MS = 10_000;
+/** openUpstream's whole-request deadline: the longest a timer can wait (a live stream has no end). */
+const STREAM_DEADLINE_MS = 2 ** 31 - 1;
+
+export interface TsPackagerOptions extends PackagerContext {
+  readonly egress: Egress;
+  readonly targetSec?: number;
+  /** No byte from the source for this long: the connection is dropped and made again. */
+  readonly stallMs?: number;
+}
+
+/** How one connection to the source ended. */
+interface ConnectionEnd {
+  readonly why: string;
+  /** The first connection's failure: the source is not usable at all (start fails). */
+  readonly locked: boolean;
+}
+
+/**
+ * The TS engine of a channel with `ingress: ts` (extensions "MPEG-TS ingress"): holds
+ * one connection to the source through egress (the channel's headers and user agent,
+ * the SSRF guard), cuts the stream into segments (`ts/segment-cutter.ts`) and publishes
+ * them in a {@link TsWindow}. A drop or a stall reconnects with backoff (0.5 s doubling
+ * to 10 s) and the next segment carries a discontinuity; the media sequence goes on.
+ * `start()` answers once the first connection delivers MPEG-TS, or with the reason it
+ * does not (an HTTP status, a refused host, bytes that are not TS).
+ */
+export class TsPackager implements Packager {
+  readonly engine = "native" as const;
+  readonly generation: string;
+  readonly counters: PackagerCounters = createPackagerCounters();
+  readonly publication = undefined;
+  readonly tsWindow: TsWindow;
+  packMode: "hls" | undefined;
+  lastProgressMs = Date.now();
+  isReady = false;
+  readonly ready: Promise<void>;
+  private markReady!: () => void;
+  private readonly stopper = new AbortController();
+  private readonly cutter: SegmentCutter;
+  private loop: Promise<void> | undefined;
+  private verdict!: (r: { ok: true } | { ok: false; message: string }) => void;
+  private readonly firstVerdict: Promise<{ ok: true } | { ok: false; message: string }>;
+
+  constructor(private readonly o: TsPackagerOptions) {
+    this.generation = o.generation;
+    const targetSec = o.targetSec ?? TS_SEGMENT_TARGET_SEC;
+    this.cutter = new SegmentCutter({ targetSec });
+    this.tsWindow = new TsWindow({
+      generation: o.generation,
+      maxSegments: WINDOW_SEGMENTS,
+      targetSec,
+      ...(o.continuity === undefined ? {} : { continuity: o.continuity }),
+    });
+    this.ready = new Promise((resolve) => {
+      this.markReady = resolve;
+    });
+    this.firstVerdict = new Promise((resolve) => {
+      this.verdict = resolve;
+    });
+  }
+
+  async start(): Promise<{ ok: true } | { ok: false; message: string }> {
+    this.loop = this.run();
+    return this.firstVerdict;
+  }
+
+  async stop(): Promise<void> {
+    this.stopper.abort();
+    this.verdict({ ok: false, message: "stopped" });
+    this.markReady();
+    await this.loop;
+  }
+
+  bytesHeld(): number {
+    return this.tsWindow.bytesHeld();
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    let everLocked = false;
+    while (!this.stopper.signal.aborted) {
+      const end = await this.connection();
+      if (this.stopper.signal.aborted) return;
+      for (const seg of this.cutter.discontinuity()) this.publish(seg);
+      if (!everLocked && !end.locked) {
+        this.verdict({ ok: false, message: end.why });
+        return;
+      }
+      everLocked = true;
+      attempt = end.locked ? 1 : attempt + 1;
+      this.counters.retries += 1;
+      this.o.onError(`${end.why}; reconnecting`);
+      await sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
+    }
+  }
+
+  /** One connection, from the request to its end. */
+  private async connection(): Promise<ConnectionEnd> {
+    const r = await openUpstream(
+      {
+        egress: this.o.egress,
+        channelId: this.o.channelId,
+        headers: this.o.headers,
+        credentialOrigin: originOf(this.o.sourceUrl),
+        signal: this.stopper.signal,
+      },
+      this.o.sourceUrl,
+      STREAM_DEADLINE_MS,
+    );
+    if (!r.ok) {
+      this.counters.fetch_errors += 1;
+      const why = r.kind === "refused" ? describeRefusal(this.o.sourceUrl, r.message) : r.message;
+      return { why: `source: ${why}`, locked: false };
+    }
+    const reader = new PacketReader();
+    const stallMs = this.o.stallMs ?? DEFAULT_STALL_MS;
+    let stalled = false;
+    let locked = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        r.body.destroy();
+      }, stallMs);
+    };
+    arm();
+    try {
+      for await (const chunk of r.body as AsyncIterable<Buffer>) {
+        arm();
+        this.counters.bytes_in += chunk.length;
+        const got = reader.push(chunk);
+        if (!got.ok) return { why: `source is not MPEG-TS: ${got.reason}`, locked };
+        if (got.packets.length > 0 && !locked) {
+          locked = true;
+          this.verdict({ ok: true });
+        }
+        for (const seg of this.cutter.push(got.packets)) this.publish(seg);
+      }
+      if (stalled) return { why: `source sent no bytes for ${stallMs / 1000} s`, locked };
+      for (const seg of this.cutter.push(reader.flush())) this.publish(seg);
+      const refusal = reader.refusalAtEnd();
+      if (refusal !== undefined) return { why: `source is not MPEG-TS: ${refusal}`, locked };
+      return { why: "source ended the stream", locked };
+    } catch {
+      if (stalled) return { why: `source sent no bytes for ${stallMs / 1000} s`, locked };
+      return { why: "source connection dropped", locked };
+    } finally {
+      clearTimeout(timer);
+      r.done();
+      r.body.destroy();
+    }
+  }
+
+  private publish(seg: TsSegment): void {
+    const s = this.tsWindow.add(seg);
+    this.counters.segments_published += 1;
+    this.counters.media_sequence = s.msn;
+    this.counters.bytes_held = this.tsWindow.bytesHeld();
+    this.lastProgressMs = Date.now();
+    if (!this.isReady) {
+      this.isReady = true;
+      this.packMode = "hls";
+      this.markReady();
+    }
+  }
+
+  /** RFC 6381 CODECS of the source's program, once its PMT and SPS were read. */
+  get codecs(): string | undefined {
+    return this.cutter.codecs;
+  }
+}
+
+function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
