@@ -152,7 +152,10 @@ for (const build of ["lite", "full"] as Build[]) {
           label: `${path} chunked oversized`,
           ...(await send(gw.url, method, path, chunks, admin)),
         });
-        assert.ok([400, 413].includes(s.status), `${s.label}: ${s.status}`);
+        // Bodies are read by the route, after the credential gate (issue 30 item 6): a route
+        // that refuses its path first (an unknown id) answers 404 without reading the body.
+        const refusedFirst = path.endsWith("/none") ? [404] : [];
+        assert.ok([400, 413, ...refusedFirst].includes(s.status), `${s.label}: ${s.status}`);
       }
       await group.check();
     });

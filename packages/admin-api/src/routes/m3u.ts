@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { EXPORT_FILE_NAME, exportPlaylist } from "../services/m3u/export.js";
-import { applyPlan, planImport } from "../services/m3u/import-plan.js";
+import { importAnswerStream } from "../services/m3u/import-answer.js";
+import { applyPlan, planImportInSlices } from "../services/m3u/import-plan.js";
 
 export const m3uImportBody = v.strictObject({
   content: v.string(),
@@ -18,18 +19,12 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.post("/v1/admin/import/m3u", async (c) => {
     const body = await readJsonBody(c, m3uImportBody);
-    const plan = planImport(body.content, ctx.channels);
+    // In slices, answered as a stream: a 32 MiB playlist never holds the event loop that
+    // playback shares (issue 30 item 1).
+    const plan = await planImportInSlices(body.content, ctx.channels);
     if (body.apply) await applyPlan(plan, ctx.channels, body.revisions);
-    const count = (action: string) => plan.entries.filter((e) => e.action === action).length;
-    return c.json({
-      preview: !body.apply,
-      count: plan.entries.length,
-      created: count("create"),
-      updated: count("update"),
-      skipped: count("skip"),
-      entries: plan.entries,
-      revisions: plan.revisions,
-      x_tvg_url: plan.tvgUrl,
+    return c.body(importAnswerStream(plan, !body.apply), 200, {
+      "Content-Type": "application/json",
     });
   });
 

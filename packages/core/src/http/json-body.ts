@@ -2,8 +2,14 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { problemsFromIssues } from "../config/problems.js";
 import { GatewayError } from "../errors.js";
-import { parseStrictJson } from "./strict-json.js";
+import { runInSlices } from "../time-slices.js";
+import { readRequestBody } from "./read-body.js";
+import { parseStrictJson, type StrictJson } from "./strict-json.js";
+import { strictJsonSteps } from "./strict-json-steps.js";
 import type { AppEnv } from "./types.js";
+
+/** Bodies up to this size are parsed in one turn (a few ms); larger ones in slices. */
+const ONE_TURN_BYTES = 262_144;
 
 /**
  * Reads a JSON body and validates it with a valibot schema. Malformed JSON,
@@ -19,7 +25,7 @@ export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv =
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(type)) {
     throw new GatewayError("invalid_request", "request body must be application/json");
   }
-  const body = parseStrictJson(new Uint8Array(await c.req.arrayBuffer()));
+  const body = await parseBody(await readRequestBody(c));
   if (!body.ok) throw new GatewayError("invalid_request", body.message);
   // Every body of the spec is a JSON object. valibot's object schemas also take an array
   // (`typeof [] === "object"`), so `[]` passed as `{}`: a PUT of the egress document with `[]`
@@ -39,4 +45,32 @@ export async function readJsonBody<S extends v.GenericSchema, E extends AppEnv =
     throw new GatewayError("invalid_request", message);
   }
   return parsed.output;
+}
+
+/**
+ * Small bodies as before; a large one (the 32 MiB import) decoded chunk by chunk and parsed in
+ * slices, so it never holds the event loop for long (issue 30 item 1).
+ */
+async function parseBody(chunks: readonly Uint8Array[]): Promise<StrictJson> {
+  const size = chunks.reduce((n, chunk) => n + chunk.byteLength, 0);
+  if (size <= ONE_TURN_BYTES) return parseStrictJson(Buffer.concat(chunks));
+  const text = await runInSlices(utf8Steps(chunks));
+  if (text === undefined) return { ok: false, message: "request body is not valid UTF-8" };
+  return runInSlices(strictJsonSteps(text));
+}
+
+/** The chunks decoded one per step (RFC 8259 8.1: UTF-8 only); undefined when they are not. */
+function* utf8Steps(chunks: readonly Uint8Array[]): Generator<void, string | undefined> {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  const texts: string[] = [];
+  try {
+    for (const chunk of chunks) {
+      texts.push(utf8.decode(chunk, { stream: true }));
+      yield;
+    }
+    texts.push(utf8.decode());
+  } catch {
+    return undefined;
+  }
+  return texts.join("");
 }

@@ -10,6 +10,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import { parseListen } from "../config/schema.js";
 import type { AppEnv } from "./types.js";
+import { discardUnreadBody } from "./unread-body.js";
 
 /** Timeouts that cut slow-header clients off in seconds (slowloris), not 30 s. */
 const SERVER_TIMEOUTS = {
@@ -50,13 +51,15 @@ export async function startServer(
   // c.json() or c.body() answer is then written straight from its string or bytes, where
   // undici's Response built a ReadableStream per answer — half the CPU of a /healthz
   // request on one core (docs/performance.md).
-  const appListener = getRequestListener(app.fetch);
-  const listener =
-    fastLane === undefined
-      ? appListener
-      : (req: IncomingMessage, res: ServerResponse) => {
-          if (!fastLane(req, res)) void appListener(req, res);
-        };
+  // The adapter's own clean-up of unread bodies (500 ms or 64 MiB, then a close that resets a
+  // client still uploading, so it never read its 413) is replaced by discardUnreadBody.
+  const appListener = getRequestListener(app.fetch, { autoCleanupIncoming: false });
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    res.once("finish", () => {
+      if (!req.complete) discardUnreadBody(req);
+    });
+    if (fastLane === undefined || !fastLane(req, res)) void appListener(req, res);
+  };
   const server: Server =
     tls === undefined
       ? createHttpServer(SERVER_TIMEOUTS, listener)

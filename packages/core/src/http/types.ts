@@ -10,5 +10,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     log: Logger;
+    /** The body ceiling of this request (`bodyCeiling`), enforced by `readRequestBody`. */
+    bodyLimit: number;
   };
 }

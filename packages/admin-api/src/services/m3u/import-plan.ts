@@ -1,10 +1,12 @@
 import { resolveChannelSource } from "@svc/core/catalog";
 import { carrySecrets, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
+import { runInSlices, runToEnd } from "@svc/core/time-slices";
 import type { ChannelStore } from "../channels/channel-store.js";
 import type { StoredChannel } from "../channels/stored-channel.js";
 import { type ImportedFields, readEntry } from "./import-entry.js";
-import { parseM3u } from "./m3u-parser.js";
+import { m3uSteps } from "./m3u-parser.js";
+import { createUniqueIds } from "./unique-ids.js";
 
 export type ImportAction = "create" | "update" | "skip";
 
@@ -33,6 +35,8 @@ export interface ImportPlan {
   readonly entries: readonly PlannedEntry[];
   readonly put: readonly StoredChannel[];
   readonly revisions: Readonly<Record<string, number>>;
+  /** Entries per action. */
+  readonly counts: Readonly<Record<ImportAction, number>>;
 }
 
 /**
@@ -42,23 +46,56 @@ export interface ImportPlan {
  * entry are skipped with the reason. Nothing is written here.
  */
 export function planImport(content: string, store: ChannelStore): ImportPlan {
-  const parsed = parseM3u(content);
+  return runToEnd(planSteps(content, store));
+}
+
+/** {@link planImport} in slices: a 32 MiB playlist never holds the event loop (issue 30 item 1). */
+export function planImportInSlices(content: string, store: ChannelStore): Promise<ImportPlan> {
+  return runInSlices(planSteps(content, store));
+}
+
+function* planSteps(content: string, store: ChannelStore): Generator<void, ImportPlan> {
+  const parsed = yield* m3uSteps(content);
   if (!parsed.ok) throw new GatewayError("invalid_request", parsed.message);
   const bySource = new Map<string, StoredChannel>();
-  for (const c of store.list()) if (c.source_url !== "") bySource.set(c.source_url, c);
-  let nextSort = store.list().reduce((m, c) => Math.max(m, c.sort_order), -1) + 1;
-  const usedIds = new Set<string>();
+  let nextSort = 0;
+  let seen = 0;
+  for (const c of store.list()) {
+    if (c.source_url !== "") bySource.set(c.source_url, c);
+    nextSort = Math.max(nextSort, c.sort_order + 1);
+    if (++seen % 1024 === 0) yield;
+  }
+  const ids = createUniqueIds((id) => store.get(id) !== undefined);
   const seenUrls = new Map<string, number>();
   const entries: PlannedEntry[] = [];
   const put: StoredChannel[] = [];
   const revisions: Record<string, number> = {};
+  const counts = { create: 0, update: 0, skip: 0 };
+  const add = (e: PlannedEntry) => {
+    entries.push(e);
+    counts[e.action]++;
+  };
   const now = Date.now();
-  for (const p of parsed.value.problems)
-    entries.push({ line: p.line, action: "skip", id: null, title: "", url: "", reason: p.reason });
+  // Problems and entries both come in line order: merged, not sorted afterwards.
+  const { problems } = parsed.value;
+  let p = 0;
+  const problemsBefore = (line: number) => {
+    for (; p < problems.length && problems[p]!.line < line; p++)
+      add({
+        line: problems[p]!.line,
+        action: "skip",
+        id: null,
+        title: "",
+        url: "",
+        reason: problems[p]!.reason,
+      });
+  };
   for (const entry of parsed.value.entries) {
+    if (entries.length % 64 === 0) yield;
+    problemsBefore(entry.line);
     const read = readEntry(entry);
     if (!read.ok) {
-      entries.push({
+      add({
         line: entry.line,
         action: "skip",
         id: null,
@@ -79,23 +116,21 @@ export function planImport(content: string, store: ChannelStore): ImportPlan {
     };
     const earlier = seenUrls.get(f.source_url);
     if (earlier !== undefined) {
-      entries.push({ ...base, action: "skip", id: null, reason: `duplicate of line ${earlier}` });
+      add({ ...base, action: "skip", id: null, reason: `duplicate of line ${earlier}` });
       continue;
     }
     seenUrls.set(f.source_url, entry.line);
-    const existing =
-      bySource.get(f.source_url) ??
-      store.get(uniqueId(deriveId(f, entry.line), usedIds, store, false));
-    if (existing !== undefined && !usedIds.has(existing.id)) {
-      usedIds.add(existing.id);
+    const existing = bySource.get(f.source_url) ?? store.get(ids.peek(deriveId(f, entry.line)));
+    if (existing !== undefined && !ids.used(existing.id)) {
+      ids.take(existing.id);
       const { channel: next, dropped } = updated(existing, f, store, now);
       if (sameChannel(existing, next)) {
-        entries.push({ ...base, action: "skip", id: existing.id, reason: "unchanged" });
+        add({ ...base, action: "skip", id: existing.id, reason: "unchanged" });
         continue;
       }
       put.push(next);
       revisions[existing.id] = existing.revision;
-      entries.push({
+      add({
         ...base,
         action: "update",
         id: existing.id,
@@ -104,13 +139,13 @@ export function planImport(content: string, store: ChannelStore): ImportPlan {
       });
       continue;
     }
-    const id = uniqueId(deriveId(f, entry.line), usedIds, store, true);
-    usedIds.add(id);
+    const id = ids.fresh(deriveId(f, entry.line));
+    ids.take(id);
     put.push(created(id, f, f.chno ?? nextSort++, now));
-    entries.push({ ...base, action: "create", id });
+    add({ ...base, action: "create", id });
   }
-  entries.sort((a, b) => a.line - b.line);
-  return { tvgUrl: parsed.value.tvgUrl, entries, put, revisions };
+  problemsBefore(Number.POSITIVE_INFINITY);
+  return { tvgUrl: parsed.value.tvgUrl, entries, put, revisions, counts };
 }
 
 /**
@@ -149,13 +184,6 @@ function deriveId(f: ImportedFields, line: number): string {
     .replace(/^[-.]+|[-.]+$/g, "")
     .slice(0, 56);
   return slug === "" ? `ch-${line}` : slug;
-}
-
-/** `id`, or `id-2`, `id-3`… when this import already used it (or, for a create, the catalog has it). */
-function uniqueId(id: string, used: Set<string>, store: ChannelStore, fresh: boolean): string {
-  const taken = (x: string) => used.has(x) || (fresh && store.get(x) !== undefined);
-  if (!taken(id)) return id;
-  for (let i = 2; ; i++) if (!taken(`${id}-${i}`)) return `${id}-${i}`;
 }
 
 function created(id: string, f: ImportedFields, sortOrder: number, now: number): StoredChannel {

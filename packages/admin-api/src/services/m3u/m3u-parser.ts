@@ -5,6 +5,8 @@
  * entries. It never throws: a line it cannot read becomes a skipped entry with a reason.
  */
 
+import { runToEnd } from "@svc/core/time-slices";
+
 /** One URL line with everything the directives before it said. */
 export interface M3uEntry {
   /** 1-based line number of the URL line. */
@@ -31,6 +33,7 @@ export interface M3uDocument {
 
 /** Longest line read; longer ones are skipped (no player writes them, a hostile file might). */
 export const MAX_LINE_CHARS = 65_536;
+const tooLongReason = `line longer than ${MAX_LINE_CHARS} characters`;
 
 export type ParseResult = { ok: true; value: M3uDocument } | { ok: false; message: string };
 
@@ -40,6 +43,14 @@ export type ParseResult = { ok: true; value: M3uDocument } | { ok: false; messag
  * r.ok && r.value.entries[0]!.attributes["group-title"] // "News"
  */
 export function parseM3u(text: string): ParseResult {
+  return runToEnd(m3uSteps(text));
+}
+
+/**
+ * {@link parseM3u} as steps, yielding every few hundred lines: the walk over a 32 MiB playlist
+ * is a second of CPU, run in slices (`runInSlices`) so the event loop keeps turning.
+ */
+export function* m3uSteps(text: string): Generator<void, ParseResult> {
   // A UTF-8 byte order mark is common in files saved by Windows editors.
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let lineNo = 0;
@@ -50,6 +61,7 @@ export function parseM3u(text: string): ParseResult {
   let pending = freshPending();
   const eol = /\r\n|\r|\n/g;
   while (pos <= text.length) {
+    if (lineNo % 256 === 0) yield;
     // CR, LF and CRLF all end a line (files mix them after hand edits).
     eol.lastIndex = pos;
     const m = eol.exec(text);
@@ -59,6 +71,7 @@ export function parseM3u(text: string): ParseResult {
     lineNo++;
     const line = raw.trim();
     if (line === "") continue;
+    const tooLong = raw.length > MAX_LINE_CHARS;
     if (!header) {
       if (!/^#EXTM3U\b/i.test(line))
         return {
@@ -66,12 +79,17 @@ export function parseM3u(text: string): ParseResult {
           message: "content: not an extended M3U playlist (the first line must be #EXTM3U)",
         };
       header = true;
-      const attrs = parseAttributes(line.slice(7));
-      tvgUrl = attrs["x-tvg-url"] ?? attrs["url-tvg"] ?? "";
+      // The header is under the same line limit: a 1 MiB `#EXTM3U` line is a hostile file's,
+      // so its attributes are dropped (reported) and the entries after it still read.
+      if (tooLong) problems.push({ line: lineNo, reason: tooLongReason });
+      else {
+        const attrs = parseAttributes(line.slice(7));
+        tvgUrl = attrs["x-tvg-url"] ?? attrs["url-tvg"] ?? "";
+      }
       continue;
     }
-    if (raw.length > MAX_LINE_CHARS) {
-      problems.push({ line: lineNo, reason: `line longer than ${MAX_LINE_CHARS} characters` });
+    if (tooLong) {
+      problems.push({ line: lineNo, reason: tooLongReason });
       if (!line.startsWith("#")) pending = freshPending();
       continue;
     }
@@ -147,12 +165,76 @@ export function parseExtinf(value: string): { attributes: Record<string, string>
   return { attributes, title };
 }
 
-/** `name="v"`, `name='v'` or `name=v` pairs, names lowercased; the last of a name wins. */
+/**
+ * `name="v"`, `name='v'` or `name=v` pairs, names lowercased; the last of a name wins. A quote
+ * left open runs to the end of the text; text that is no pair is passed over.
+ *
+ * One forward pass: the regular expression this replaces retried its name run from every
+ * character of a long `aaaa…` run without `=`, quadratic in the line (40,000 characters took
+ * 1.8 s, a 1 MiB line minutes of a blocked event loop; issue 30 item 1).
+ */
 export function parseAttributes(text: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const re = /([A-Za-z0-9_:.-]+)\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s"']*))/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    out[m[1]!.toLowerCase()] = (m[2] ?? m[3] ?? m[4] ?? "").trim();
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isNameChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const nameStart = i;
+    while (i < n && isNameChar(text.charCodeAt(i))) i++;
+    const name = text.slice(nameStart, i);
+    let j = skipSpaces(text, i);
+    // A name run without `=` is no pair; no shorter run inside it is one either.
+    if (text.charCodeAt(j) !== EQUALS) continue;
+    j = skipSpaces(text, j + 1);
+    const open = text.charCodeAt(j);
+    let value: string;
+    if (open === DOUBLE_QUOTE || open === SINGLE_QUOTE) {
+      const close = text.indexOf(open === DOUBLE_QUOTE ? '"' : "'", j + 1);
+      const end = close === -1 ? n : close;
+      value = text.slice(j + 1, end);
+      i = close === -1 ? n : close + 1;
+    } else {
+      let end = j;
+      while (end < n && !endsBareValue(text.charCodeAt(end))) end++;
+      value = text.slice(j, end);
+      i = end;
+    }
+    out[name.toLowerCase()] = value.trim();
   }
   return out;
+}
+
+const EQUALS = 0x3d;
+const DOUBLE_QUOTE = 0x22;
+const SINGLE_QUOTE = 0x27;
+
+/** `[A-Za-z0-9_:.-]`: the characters of an attribute name. */
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x30 && c <= 0x3a) ||
+    c === 0x5f ||
+    c === 0x2e ||
+    c === 0x2d
+  );
+}
+
+/** What `\s` matches: ASCII and Unicode white space and line terminators. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
+}
+
+function skipSpaces(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** A bare value ends at white space or a quote. */
+function endsBareValue(c: number): boolean {
+  return c === DOUBLE_QUOTE || c === SINGLE_QUOTE || isSpace(c);
 }
