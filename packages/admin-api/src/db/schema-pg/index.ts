@@ -8,7 +8,6 @@ import {
   pgTable,
   primaryKey,
   text,
-  uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { StoredEgressDocument } from "../../services/egress/egress-document.js";
 
@@ -162,7 +161,7 @@ export const guideProgrammes = pgTable(
     stop: epoch("stop"),
     body: text("body").notNull(),
   },
-  (t) => [uniqueIndex("guide_programmes_key").on(t.sourceId, t.generation, t.xmltvId, t.start)],
+  (t) => [index("guide_programmes_by_start").on(t.sourceId, t.generation, t.xmltvId, t.start)],
 );
 
 export const guideSourceStatus = pgTable("guide_source_status", {

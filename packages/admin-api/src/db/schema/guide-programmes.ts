@@ -1,8 +1,10 @@
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * `<programme>` elements, one row each, keyed by source, generation, guide
- * channel and start so one source never holds a programme twice. `body` is the
+ * `<programme>` elements, one row each, indexed by source, generation, guide
+ * channel and start. Not unique: a source may give several programmes one
+ * start (clumps, overlaps, repeats); epg.xml resolves them as `tv_sort` does
+ * (docs/guide.md "Duplicates and overlaps"). `body` is the
  * element's content already rendered as XMLTV (children in DTD order, escaped):
  * `epg.xml` streams rows straight out without re-parsing anything.
  */
@@ -17,5 +19,5 @@ export const guideProgrammes = sqliteTable(
     stop: integer("stop"),
     body: text("body").notNull(),
   },
-  (t) => [uniqueIndex("guide_programmes_key").on(t.sourceId, t.generation, t.xmltvId, t.start)],
+  (t) => [index("guide_programmes_by_start").on(t.sourceId, t.generation, t.xmltvId, t.start)],
 );

@@ -1,6 +1,7 @@
 import type { Channel } from "@svc/core/catalog";
 import type { ChannelMatch } from "./channel-matcher.js";
 import type { ProgrammeRow } from "./guide-data.js";
+import { resolveChannelProgrammes } from "./programme-order.js";
 import { escapeXml } from "./xml-escape.js";
 import { formatXmltvTime } from "./xmltv-time.js";
 
@@ -75,7 +76,8 @@ export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
     for (const ch of withGuide.slice(from, from + BATCH_CHANNELS)) {
       const refs = input.matchOf(ch.id)?.guideRefs ?? [];
       const id = escapeXml(ch.id);
-      for (const p of mergeProgrammes(refs.map((r) => programmes(r.sourceId, r.xmltvId)))) {
+      const lists = refs.map((r) => resolveChannelProgrammes(programmes(r.sourceId, r.xmltvId)));
+      for (const p of mergeProgrammes(lists)) {
         piece += `<programme start="${formatXmltvTime(p.start)}"${
           p.stop === null ? "" : ` stop="${formatXmltvTime(p.stop)}"`
         } channel="${id}">${p.body}</programme>\n`;

@@ -5,6 +5,7 @@ import type { GuideSource } from "./source-store.js";
 import {
   createXmltvReader,
   type GuideChannelRecord,
+  MAX_NAMES,
   type ProgrammeRecord,
   XmltvError,
 } from "./xmltv-reader.js";
@@ -127,14 +128,25 @@ async function readDocument(
   }
 
   const channels = new Map<string, GuideChannelRecord>();
+  const addChannel = (c: GuideChannelRecord) => {
+    const seen = channels.get(c.id);
+    if (seen === undefined && channels.size >= MAX_CHANNELS)
+      throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
+    channels.set(c.id, seen === undefined ? c : mergeChannel(seen, c));
+  };
+  // Channels programmes name without a `<channel>` element (documents with
+  // none at all are common): they become guide channels without names, matched
+  // by `epg_id` (docs/guide.md "Parsing").
+  const undeclared = new Set<string>();
   let insert: ((p: ProgrammeRecord) => void) | undefined;
   const reader = createXmltvReader(source.timezone, {
-    channel(c) {
-      if (channels.size >= MAX_CHANNELS && !channels.has(c.id))
-        throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
-      channels.set(c.id, c);
-    },
+    channel: addChannel,
     programme(p) {
+      if (!channels.has(p.channel) && !undeclared.has(p.channel)) {
+        if (channels.size + undeclared.size >= MAX_CHANNELS)
+          throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
+        undeclared.add(p.channel);
+      }
       insert!(p);
     },
   });
@@ -166,10 +178,24 @@ async function readDocument(
       insert = put;
       return reader.close();
     });
+    for (const id of undeclared)
+      if (!channels.has(id)) channels.set(id, { id, displayNames: [], icon: "" });
     return { ok: true, dl, channels, summary } as const;
   } catch (err) {
     return { ok: false, notModified: false, error: describe(err) } as const;
   }
+}
+
+/**
+ * A channel declared twice (documents concatenated from several grabbers):
+ * one guide channel with the names of both, the first icon.
+ */
+function mergeChannel(a: GuideChannelRecord, b: GuideChannelRecord): GuideChannelRecord {
+  return {
+    id: a.id,
+    displayNames: [...new Set([...a.displayNames, ...b.displayNames])].slice(0, MAX_NAMES),
+    icon: a.icon === "" ? b.icon : a.icon,
+  };
 }
 
 function describe(err: unknown): string {

@@ -40,6 +40,24 @@ describe("createXmltvReader", () => {
     assert.equal(out.skipped, 2);
     assert.equal(out.metadata["generator-info-name"], "g");
   });
+  it("reads CDATA, unknown elements and attributes, every display name and lcn", () => {
+    const out = read(`<tv>
+      <channel id="k2"><display-name>2 KTVU</display-name><display-name lang="en">KTVU</display-name>
+        <display-name>2</display-name><lcn>2</lcn><lcn>702</lcn><x-ext>z</x-ext></channel>
+      <programme start="20260101000000 +0000" channel="k2" clumpidx="0/1" pdc-start="20260101000000"
+        vps-start="20260101000000" showview="123" videoplus="456" x-flag="1">
+        <title lang="en"><![CDATA[Tom & Jerry]]></title><title lang="de">  Tom &amp;
+        Jerry </title><x-rating>9</x-rating><desc><![CDATA[<b>bold</b>]]> &amp; more</desc></programme>
+    </tv>`);
+    assert.deepEqual(out.channels, [
+      { id: "k2", displayNames: ["2 KTVU", "KTVU", "2", "702"], icon: "" },
+    ]);
+    assert.equal(
+      out.programmes[0]!.body,
+      '<title lang="en">Tom &amp; Jerry</title><title lang="de">Tom &amp;\n        Jerry</title><desc>&lt;b&gt;bold&lt;/b&gt; &amp; more</desc>',
+    );
+    assert.equal(out.skipped, 0);
+  });
   it("reads ISO-8859-1 documents", () => {
     const xml = Buffer.from(
       '<?xml version="1.0" encoding="ISO-8859-1"?><tv><channel id="a"><display-name>Télé</display-name></channel></tv>',

@@ -46,6 +46,9 @@ export class XmltvError extends Error {}
 /** Distinct time strings remembered per document (a week of minutes is 10,080). */
 const TIME_CACHE_ENTRIES = 50_000;
 
+/** Names kept per guide channel (display names, then channel numbers). */
+export const MAX_NAMES = 16;
+
 /** Characters handed to saxes per write: large enough that a write costs little. */
 const WRITE_CHARS = 65_536;
 
@@ -118,7 +121,10 @@ export function createXmltvReader(
   // `attribute` and `opentagstart` fire while the tag is still held, so they do
   // not count; nor does a `>` inside text, which ends nothing.
   parser.on("comment", handedOver);
-  parser.on("cdata", handedOver);
+  parser.on("cdata", (text) => {
+    handedOver();
+    keepText(text);
+  });
   parser.on("processinginstruction", handedOver);
   parser.on("xmldecl", handedOver);
   parser.on("doctype", (text) => {
@@ -144,7 +150,7 @@ export function createXmltvReader(
     } else if (depth === 3 && item !== undefined) {
       const wanted =
         item.kind === "channel"
-          ? tag.name === "display-name" || tag.name === "icon"
+          ? tag.name === "display-name" || tag.name === "icon" || tag.name === "lcn"
           : KEPT_PROGRAMME_CHILDREN.has(tag.name);
       child = wanted ? { name: tag.name, attrs, text: "" } : undefined;
       if (child !== undefined && children.length < 256) children.push(child);
@@ -152,13 +158,18 @@ export function createXmltvReader(
       ratingValue = tag.name === "value";
     }
   });
-  parser.on("text", (text) => {
-    handedOver();
+  // Character data of a kept child, from text nodes and CDATA sections alike
+  // (`<desc><![CDATA[…]]></desc>` is common in grabbers' output).
+  const keepText = (text: string) => {
     if (child === undefined) return;
     if (depth === 3 || (depth === 4 && ratingValue)) {
       // A desc longer than this is cut, not refused: it is still a valid programme.
       if (child.text.length < 16_384) child.text += text;
     }
+  };
+  parser.on("text", (text) => {
+    handedOver();
+    keepText(text);
   });
   parser.on("closetag", () => {
     handedOver();
@@ -182,11 +193,15 @@ export function createXmltvReader(
         skipped += 1;
         return;
       }
-      const displayNames = kids
-        .filter((k) => k.name === "display-name")
+      // Every display name, then the channel numbers (`<lcn>`, newer xmltv.dtd):
+      // the DTD's display names may be numbers too, and all of them match.
+      const names = [
+        ...kids.filter((k) => k.name === "display-name"),
+        ...kids.filter((k) => k.name === "lcn"),
+      ]
         .map((k) => k.text.trim())
-        .filter((n) => n !== "")
-        .slice(0, 16);
+        .filter((n) => n !== "");
+      const displayNames = [...new Set(names)].slice(0, MAX_NAMES);
       const icon = kids.find((k) => k.name === "icon" && /^https?:\/\//i.test(k.attrs.src ?? ""));
       sink.channel({ id, displayNames, icon: icon?.attrs.src ?? "" });
       return;

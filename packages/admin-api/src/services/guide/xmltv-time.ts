@@ -1,18 +1,21 @@
+import { ZONE_ABBREVIATIONS } from "./zone-abbreviations.js";
 import { wallTimeToUtc } from "./zone-offset.js";
 
 /**
  * XMLTV date (xmltv.dtd, "All dates and times"): `YYYYMMDDhhmmss` with trailing
- * fields optional down to the year, then an optional zone: `+hhmm`/`-hhmm`, `Z`,
- * `UTC`/`GMT`. A time without a zone is wall-clock time in the source's
- * `timezone`. Returns epoch seconds, or undefined for a malformed value.
+ * fields optional down to the year, then an optional zone: `+hhmm`/`-hhmm`
+ * (also `+hh:mm` and `+hh`, as XMLTV::TZ reads them), or an abbreviation of
+ * {@link ZONE_ABBREVIATIONS} (`Z`, `UTC`, `BST`, `EST`, …). A time without a
+ * zone is wall-clock time in the source's `timezone`. Returns epoch seconds,
+ * or undefined for a malformed value or an unknown abbreviation.
  */
 export function parseXmltvTime(value: string, sourceZone: string): number | undefined {
   const m =
-    /^\s*(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([+-])(\d{2}):?(\d{2})|(Z|UTC|GMT))?\s*$/i.exec(
+    /^\s*(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?\s*(?:([+-])(\d{2})(?::?(\d{2}))?|([A-Za-z]{1,5}))?\s*$/.exec(
       value,
     );
   if (m === null) return undefined;
-  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh, om, utc] = m;
+  const [, y, mo = "01", d = "01", h = "00", mi = "00", s = "00", sign, oh, om = "00", abbr] = m;
   const month = Number(mo);
   const day = Number(d);
   const hour = Number(h);
@@ -28,8 +31,10 @@ export function parseXmltvTime(value: string, sourceZone: string): number | unde
     const offset = (Number(oh) * 60 + Number(om)) * 60_000;
     if (Number(oh) > 14 || Number(om) > 59) return undefined;
     utcMs = sign === "+" ? wall - offset : wall + offset;
-  } else if (utc !== undefined) {
-    utcMs = wall;
+  } else if (abbr !== undefined) {
+    const minutes = ZONE_ABBREVIATIONS.get(abbr.toUpperCase());
+    if (minutes === undefined) return undefined;
+    utcMs = wall - minutes * 60_000;
   } else {
     utcMs = wallTimeToUtc(wall, sourceZone);
   }

@@ -22,8 +22,7 @@ const PURGE_BATCH_ROWS = 20_000;
 // whole piece of the document, and epg.xml reads rows without drizzle's
 // per-row mapping. bigint comes back from node-postgres as a string.
 const INSERT_PROGRAMMES = `INSERT INTO guide_programmes (source_id, generation, xmltv_id, start, stop, body)
-  SELECT $1::text, $2::bigint, t.x, t.s, t.e, t.b FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS t(x, s, e, b)
-  ON CONFLICT DO NOTHING`;
+  SELECT $1::text, $2::bigint, t.x, t.s, t.e, t.b FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::text[]) AS t(x, s, e, b)`;
 const SELECT_PROGRAMMES = `SELECT xmltv_id, start, stop, body FROM guide_programmes
   WHERE source_id = $1 AND generation = $2 AND xmltv_id = ANY($3::text[]) ORDER BY xmltv_id, start`;
 const PURGE_OLD = `DELETE FROM guide_programmes WHERE ctid = ANY (ARRAY(

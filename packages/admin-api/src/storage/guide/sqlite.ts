@@ -29,11 +29,11 @@ const toStatus = (r: StatusRecord): SourceStatusRow => ({ ...r, metadata: r.meta
 export function createSqliteGuideRepository(db: StateDb): GuideRepository {
   const client = db.$client;
   const insertProgramme = client.prepare(
-    "INSERT OR IGNORE INTO guide_programmes (source_id, generation, xmltv_id, start, stop, body) VALUES (?, ?, ?, ?, ?, ?)",
+    "INSERT INTO guide_programmes (source_id, generation, xmltv_id, start, stop, body) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const importTransaction = client.transaction((work: () => unknown) => work());
   const selectProgrammes = client.prepare(
-    "SELECT start, stop, body FROM guide_programmes WHERE source_id = ? AND generation = ? AND xmltv_id = ? ORDER BY start",
+    "SELECT start, stop, body FROM guide_programmes WHERE source_id = ? AND generation = ? AND xmltv_id = ? ORDER BY start, rowid",
   );
   const clearPresent = client.prepare("UPDATE guide_channels SET present = 0 WHERE source_id = ?");
   const upsertChannel = client.prepare(
