@@ -65,7 +65,8 @@ export function createPlayRoutes(
   const admit = async (
     c: Context<AppEnv>,
     id: string,
-    route: "index" | "media",
+    /** `probe`: a HEAD of `stream.ts`, which takes no viewer seat. */
+    route: "index" | "media" | "probe",
     /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
     resource?: string,
   ): Promise<{
@@ -103,7 +104,7 @@ export function createPlayRoutes(
     let viewer: string | undefined;
     let minted: string | undefined;
     let seat: { holder: string; lease: string } | undefined;
-    if (channel.max_viewers !== null) {
+    if (channel.max_viewers !== null && route !== "probe") {
       if (presented === undefined && route === "media")
         throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
       // The credential as generated URLs carry it: the mount (with a playback key) and token.
@@ -181,7 +182,11 @@ export function createPlayRoutes(
       // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
       // takes one (no redirect: players of raw TS do not follow one with a lease) and the
       // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
-      const { request: req, seat } = await admit(c, id, "index");
+      const { request: req, seat } = await admit(
+        c,
+        id,
+        c.req.method === "HEAD" ? "probe" : "index",
+      );
       if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
       if (localIngress?.stream === undefined)
         throw new GatewayError("not_ready", "local packaging is not available");

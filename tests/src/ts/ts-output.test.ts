@@ -93,7 +93,7 @@ describe("stream.ts through the lite binary (extensions.ts_output)", () => {
       auth: authSection(),
       security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
       // A session without viewers stops soon: the stalled-reader test watches for it.
-      media: { idle_stop_sec: 3 },
+      media: { idle_stop_sec: 5 },
       extensions: { ts_output: true },
       channels: [
         tsChannel("s1", "/live.ts"),
@@ -219,7 +219,7 @@ describe("stream.ts through the full binary: credentials", () => {
       auth: authSection(),
       security: { allowed_hosts: ["127.0.0.1"] },
       extensions: { ts_output: true },
-      channels: [tsChannel("k1", "/live.ts")],
+      channels: [tsChannel("k1", "/live.ts"), { ...tsChannel("k2", "/live.ts"), max_viewers: 1 }],
     });
     admin = await login(gw.url, "admin", ADMIN_PASSWORD);
   });
@@ -255,5 +255,19 @@ describe("stream.ts through the full binary: credentials", () => {
     }
     assert.match(logged, /\/play\/k1\/stream\.ts/, "the /p/ use is in the access log");
     assert.equal(origin.count("/live.ts", "out-agent-k1").total, 1);
+  });
+
+  it("a stream.ts viewer holds a max_viewers seat while it reads; HEAD takes none", async () => {
+    const url = `${gw.url}/v1/play/k2/stream.ts?token=${admin}`;
+    const first = readFor(url, 6000);
+    await sleep(3000);
+    const second = await requestJson(url);
+    assert.equal(second.status, 429, second.text);
+    assert.equal(second.body.error.code, "too_many_requests");
+    const head = await fetch(url, { method: "HEAD" });
+    assert.equal(head.status, 200);
+    const v = await first;
+    assert.equal(v.status, 200);
+    assert.ok(v.bytes.length > 0);
   });
 });

@@ -75,10 +75,30 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
       if (c.req.method === "HEAD") return c.body(null, 200, head);
       const session = o.sessions.open(req.channel);
       if (!session) throw new GatewayError("not_ready", "channel is not running");
-      await ready(c, session, req);
-      const fanout = session.packager?.fanout;
-      if (fanout === undefined) throw notReady("channel is starting");
+      let ticks = 0;
+      // A viewer that only reads (or waits for the first segment) is a viewer: the session
+      // stays up and its seat held.
+      const keep = setInterval(() => {
+        session.touch();
+        if (++ticks % (LEASE_RENEW_MS / 1000) === 0) lease?.();
+      }, 1000);
+      const fanout = await ready(c, session, req).then(
+        () => session.packager?.fanout,
+        (err: unknown) => {
+          clearInterval(keep);
+          throw err;
+        },
+      );
+      if (fanout === undefined) {
+        clearInterval(keep);
+        throw notReady("channel is starting");
+      }
       const out = c.env.outgoing;
+      if (out.destroyed) {
+        // The client left while the channel started: nobody to add.
+        clearInterval(keep);
+        return alreadySent(499);
+      }
       writeDirectHead(
         c,
         o.build,
@@ -100,12 +120,7 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
           out.destroy();
         },
       });
-      let ticks = 0;
-      // A viewer that only reads is a viewer: the session stays up and its seat held.
-      const keep = setInterval(() => {
-        session.touch();
-        if (++ticks % (LEASE_RENEW_MS / 1000) === 0) lease?.();
-      }, 1000);
+      session.touch();
       out.once("close", () => {
         closed = true;
         clearInterval(keep);
