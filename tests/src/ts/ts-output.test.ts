@@ -255,6 +255,10 @@ describe("stream.ts through the full binary: credentials", () => {
     }
     assert.match(logged, /\/play\/k1\/stream\.ts/, "the /p/ use is in the access log");
     assert.equal(origin.count("/live.ts", "out-agent-k1").total, 1);
+    // Metrics count these requests under their route template, never the key.
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    assert.match(metrics, /route="\/p\/:token\/play\/:id\/stream\.ts",status="200"/);
+    assert.ok(!metrics.includes(key.body.token));
   });
 
   it("a stream.ts viewer holds a max_viewers seat while it reads; HEAD takes none", async () => {
