@@ -24,6 +24,7 @@ import {
   createHealthRoutes,
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { routeTableFor } from "@svc/core/route-table";
 import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
 import {
   createDashLocalIngress,
@@ -199,7 +200,7 @@ export async function composeFull(
     "/",
     createConsoleRoutes({
       distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/dist/index.html"))),
-      openapi: buildOpenApiDocument(info),
+      openapi: buildOpenApiDocument(info, routeTableFor(config.extensions)),
       publicBaseUrl,
     }),
   );
@@ -242,7 +243,7 @@ export async function composeFull(
     }),
   );
   app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
-  assertRoutesInTable(app);
+  assertRoutesInTable(app, routeTableFor(config.extensions));
   const metrics = ctx.metrics;
   return {
     app,

@@ -1,4 +1,4 @@
-import { normalizeRoutePath, ROUTE_TABLE } from "@svc/core/route-table";
+import { normalizeRoutePath, ROUTE_TABLE, type RouteSpec } from "@svc/core/route-table";
 
 /** What an app exposes about its routes (hono's `app.routes`). */
 export interface RouteListing {
@@ -21,8 +21,11 @@ export function registeredRoutes(app: RouteListing): { method: string; path: str
  * table: the credential gate reads the table, so an unlisted route would run
  * without its credential check.
  */
-export function assertRoutesInTable(app: RouteListing): void {
-  const listed = new Set(ROUTE_TABLE.map((r) => `${r.method} ${r.path}`));
+export function assertRoutesInTable(
+  app: RouteListing,
+  table: readonly RouteSpec[] = ROUTE_TABLE,
+): void {
+  const listed = new Set(table.map((r) => `${r.method} ${r.path}`));
   const missing = registeredRoutes(app).filter((r) => !listed.has(`${r.method} ${r.path}`));
   if (missing.length > 0) {
     throw new Error(

@@ -8,7 +8,7 @@ import {
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
-import { createRouteMatcher } from "@svc/core/route-table";
+import { createRouteMatcher, routeTableFor } from "@svc/core/route-table";
 import type { ViewerSeatStore } from "@svc/playback/play";
 import { Hono } from "hono";
 import type { AdminContext, SessionControl } from "./admin-context.js";
@@ -251,7 +251,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   app.use("/v1/admin/sessions/:id", forwardedSessionStop(ctx));
   app.use(
     credentialGate({
-      routes: createRouteMatcher(),
+      routes: createRouteMatcher(routeTableFor(ctx.config.extensions)),
       accounts: ctx.accounts,
       sessions: ctx.sessionTokens,
       tokens: ctx.tokens,

@@ -129,6 +129,30 @@ export const ROUTE_TABLE: readonly RouteSpec[] = Object.freeze([
   r("POST", "/v1/admin/egress/test", "admin", "refresh"),
 ]);
 
+/** The extension switches that add routes (extensions.md; config `extensions`). */
+export interface RouteExtensions {
+  readonly ts_output: boolean;
+}
+
+/**
+ * Rows of the extension routes switched on (extensions.md intro): off by default, so
+ * with no switch the table is exactly the specification's. `stream.ts` (extensions
+ * "MPEG-TS output") takes the credential of `index.m3u8` in both forms.
+ */
+export function extensionRoutes(ext: RouteExtensions): RouteSpec[] {
+  if (!ext.ts_output) return [];
+  return [
+    r("GET", "/v1/play/{id}/stream.ts", "play", null, true),
+    r("GET", "/p/{token}/play/{id}/stream.ts", "playback_key"),
+  ];
+}
+
+/** The route table of a build with the given extension switches. */
+export function routeTableFor(ext: RouteExtensions): readonly RouteSpec[] {
+  const extra = extensionRoutes(ext);
+  return extra.length === 0 ? ROUTE_TABLE : Object.freeze([...ROUTE_TABLE, ...extra]);
+}
+
 /** `/v1/admin/channels/:id` (hono) or `{id}` → the table's `{id}` form. */
 export function normalizeRoutePath(path: string): string {
   return path

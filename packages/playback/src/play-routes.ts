@@ -13,6 +13,7 @@ import { playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
+import { streamNotSupported } from "./sessions/ts/ts-local-ingress.js";
 
 /**
  * The three play routes of spec "Playback", relative to their mount point, built
@@ -64,10 +65,15 @@ export function createPlayRoutes(
   const admit = async (
     c: Context<AppEnv>,
     id: string,
-    route: "index" | "media",
+    /** `probe`: a HEAD of `stream.ts`, which takes no viewer seat. */
+    route: "index" | "media" | "probe",
     /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
     resource?: string,
-  ): Promise<{ request: PlayRequest; minted?: string }> => {
+  ): Promise<{
+    request: PlayRequest;
+    minted?: string;
+    seat?: { holder: string; lease: string };
+  }> => {
     if (resource !== undefined && options.acceptForwarded !== undefined) {
       const play = options.acceptForwarded(c, id, resource);
       if (play !== undefined) {
@@ -97,7 +103,8 @@ export function createPlayRoutes(
       throw new GatewayError("invalid_request", "viewer is not a viewer lease");
     let viewer: string | undefined;
     let minted: string | undefined;
-    if (channel.max_viewers !== null) {
+    let seat: { holder: string; lease: string } | undefined;
+    if (channel.max_viewers !== null && route !== "probe") {
       if (presented === undefined && route === "media")
         throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
       // The credential as generated URLs carry it: the mount (with a playback key) and token.
@@ -115,13 +122,18 @@ export function createPlayRoutes(
         });
       if (lease.kind === "minted") minted = lease.lease;
       else viewer = presented;
+      seat = { holder, lease: (minted ?? presented)! };
     }
     const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
     const request: PlayRequest = {
       ...playRequestOf(grant, channel, base, viewer),
       park: parkFor(clientAddress(c)),
     };
-    return minted === undefined ? { request } : { request, minted };
+    return {
+      request,
+      ...(minted === undefined ? {} : { minted }),
+      ...(seat === undefined ? {} : { seat }),
+    };
   };
 
   const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
@@ -162,6 +174,34 @@ export function createPlayRoutes(
   };
 
   app.get("/:id/index.m3u8", (c) => index(c, c.req.param("id")));
+
+  // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
+  if (rt.options.config.extensions.ts_output)
+    app.get("/:id/stream.ts", async (c) => {
+      const id = c.req.param("id");
+      // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
+      // takes one (no redirect: players of raw TS do not follow one with a lease) and the
+      // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
+      const { request: req, seat } = await admit(
+        c,
+        id,
+        c.req.method === "HEAD" ? "probe" : "index",
+      );
+      if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
+      if (localIngress?.stream === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
+      const max = req.channel.max_viewers;
+      const renew =
+        seat === undefined || max === null
+          ? undefined
+          : () => {
+              // A cluster's seat store may fail for a moment: the next renewal tries again.
+              Promise.resolve(rt.leases.admit(id, seat.holder, max, seat.lease)).catch(
+                () => undefined,
+              );
+            };
+      return localIngress.stream(c, req, renew);
+    });
 
   app.get("/:id/live/:file", async (c) => {
     const file = c.req.param("file");

@@ -47,6 +47,11 @@ export interface PlayRequest {
 export interface LocalIngress {
   index(c: Context<AppEnv>, request: PlayRequest): Promise<Response>;
   live(c: Context<AppEnv>, request: PlayRequest, file: string): Promise<Response>;
+  /**
+   * `stream.ts` (extensions "MPEG-TS output") of a locally packaged channel; `lease`
+   * renews the viewer's seat while it watches (a channel with `max_viewers`).
+   */
+  stream?(c: Context<AppEnv>, request: PlayRequest, lease?: () => void): Promise<Response>;
 }
 
 export interface PlaybackRuntimeOptions {

@@ -164,6 +164,48 @@ describe("M3U import and export", () => {
     assert.equal((await channelOf("uber.de")).channel.group, "Ünïcödé");
   });
 
+  it("provider-style URLs (.ts, /live/…, /{user}/{pass}/{id}) become ts channels", async () => {
+    const content = [
+      "#EXTM3U",
+      '#EXTINF:-1 tvg-id="prov.ts",Plain TS',
+      `${A}/channels/feed.ts?auth=1`,
+      '#EXTINF:-1 tvg-id="prov.live",Live path',
+      `${A}/live/u1/p1/4711`,
+      '#EXTINF:-1 tvg-id="prov.xtream",Xtream shape',
+      `${A}/u1/p1/4712`,
+      '#EXTINF:-1 tvg-id="prov.hls",Live HLS',
+      `${A}/live/u1/p1/4713.m3u8`,
+      "",
+    ].join("\n");
+    const preview = await importM3u({ content });
+    assert.equal(preview.status, 200, preview.text);
+    assert.deepEqual(
+      preview.body.entries.map((e: { id: string; ingress: string }) => [e.id, e.ingress]),
+      [
+        ["prov.ts", "ts"],
+        ["prov.live", "ts"],
+        ["prov.xtream", "ts"],
+        ["prov.hls", "hls"],
+      ],
+    );
+    const r = await importM3u({ content, apply: true, revisions: {} });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.created, 4);
+    for (const [id, ingress, url] of [
+      ["prov.ts", "ts", `${A}/channels/feed.ts?auth=1`],
+      ["prov.live", "ts", `${A}/live/u1/p1/4711`],
+      ["prov.xtream", "ts", `${A}/u1/p1/4712`],
+      ["prov.hls", "hls", `${A}/live/u1/p1/4713.m3u8`],
+    ] as const) {
+      const ch = (await channelOf(id)).channel;
+      assert.deepEqual([ch.ingress, ch.source_url], [ingress, url], id);
+    }
+    for (const id of ["prov.ts", "prov.live", "prov.xtream", "prov.hls"]) {
+      const del = await api(`/v1/admin/channels/${id}`, { method: "DELETE" });
+      assert.ok(del.status === 200 || del.status === 204, del.text);
+    }
+  });
+
   it("a re-import changes nothing; a channel changed since the preview gives 409", async () => {
     const again = await importM3u({ content: SAMPLE });
     assert.equal(again.status, 200, again.text);

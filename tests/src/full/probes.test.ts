@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { requestJson } from "../harness/http-client.js";
 import type { Origin } from "../harness/origin-server.js";
@@ -421,5 +423,73 @@ describe("full: DASH probes without media.keys", () => {
     assert.equal(origin.count("/dash/"), 0);
     const hls = await post("/v1/admin/channels/hls/probe");
     assert.deepEqual([hls.status, hls.body.ok, hls.body.status], [200, true, 200]);
+  });
+});
+
+/** 188-byte packets on PID 0x100 with a payload of 0xff: only the grid matters to a probe. */
+function tsBurst(packets: number, cc: { n: number }): Buffer {
+  const b = Buffer.alloc(packets * 188, 0xff);
+  for (let i = 0; i < packets; i++) {
+    b.set([0x47, 0x01, 0x00, 0x10 | (cc.n++ & 0xf)], i * 188);
+  }
+  return b;
+}
+
+describe("full: probes tell MPEG-TS from HLS by the bytes", () => {
+  let server: Server;
+  let tsBase = "";
+  let f: FullGateway;
+  /** Connections to the endless TS path still open at the origin. */
+  const open = new Set<ServerResponse>();
+  before(async () => {
+    server = createServer((req, res) => {
+      if (req.url === "/feed") {
+        // A live TS under a content type that lies; it never ends on its own.
+        res.writeHead(200, { "content-type": "text/html" });
+        open.add(res);
+        res.once("close", () => open.delete(res));
+        const cc = { n: 0 };
+        const tick = setInterval(() => res.write(tsBurst(20, cc)), 50);
+        res.once("close", () => clearInterval(tick));
+        return;
+      }
+      if (req.url === "/list") {
+        res.writeHead(200, { "content-type": "video/mp2t" });
+        res.end("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg.ts\n");
+        return;
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    tsBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    f = await startFull({
+      security: { allowed_hosts: ["127.0.0.1"] },
+      channels: [
+        { id: "ts-feed", title: "t", ingress: "ts", source_url: `${tsBase}/feed` },
+        { id: "hls-but-ts", title: "h", ingress: "hls", source_url: `${tsBase}/feed` },
+        { id: "ts-but-hls", title: "p", ingress: "ts", source_url: `${tsBase}/list` },
+      ],
+    });
+  });
+  after(async () => {
+    await f.gw.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const probe = (id: string) =>
+    requestJson(`${f.base}/v1/admin/channels/${id}/probe`, { method: "POST", token: f.admin });
+
+  it("a TS origin with a wrong content type probes as TS, and the connection is let go", async () => {
+    const ts = await probe("ts-feed");
+    assert.equal(ts.status, 200, ts.text);
+    assert.deepEqual(keysOf(ts.body), [...HTTP_FIELDS, "format"].sort());
+    assert.deepEqual([ts.body.ok, ts.body.content_type, ts.body.format], [true, "text/html", "ts"]);
+    const hls = await probe("hls-but-ts");
+    assert.deepEqual([hls.body.ok, hls.body.format], [true, "ts"], hls.text);
+    const list = await probe("ts-but-hls");
+    assert.deepEqual([list.body.content_type, list.body.format], ["video/mp2t", "hls"], list.text);
+    const t0 = Date.now();
+    while (open.size > 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(open.size, 0, "the probe closed its connection to the live stream");
   });
 });

@@ -11,13 +11,14 @@ import { authSection } from "../harness/users.js";
 /** Built modules, imported by path: the test inspects what each build really registers. */
 const load = (rel: string) => import(pathToFileURL(join(repoRoot, rel)).href);
 
-async function composed(build: "full" | "lite") {
+async function composed(build: "full" | "lite", extensions?: object) {
   const { parseConfig, readEnvironment } = await load("packages/core/dist/config/index.js");
   const { createLogger } = await load("packages/core/dist/log.js");
   const dir = tempDir(`svc-routes-${build}-`);
   const yaml = stringify({
     server: { listen: "127.0.0.1:0", data_dir: join(dir, "data") },
     auth: authSection(),
+    ...(extensions === undefined ? {} : { extensions }),
   });
   const config = parseConfig(yaml, readEnvironment({}), join(dir, "gateway.yaml"));
   const log = createLogger({ level: "silent", build });
@@ -156,6 +157,37 @@ describe("route table", async () => {
       assert.deepEqual([...got].sort(), [...all].sort());
     } finally {
       await full.close();
+    }
+  });
+
+  it("extensions.ts_output adds stream.ts to the table, the routes and the OpenAPI document of both builds", async () => {
+    const { routeTableFor } = await load("packages/core/dist/route-table.js");
+    const { buildOpenApiDocument } = await load(
+      "packages/admin-api/dist/openapi/openapi-document.js",
+    );
+    const on: typeof table = routeTableFor({ ts_output: true });
+    assert.equal(routeTableFor({ ts_output: false }), ROUTE_TABLE);
+    const added = on.slice(table.length).map((r) => [r.method, r.path, r.credential, r.scope]);
+    assert.deepEqual(added, [
+      ["GET", "/v1/play/{id}/stream.ts", "play", null],
+      ["GET", "/p/{token}/play/{id}/stream.ts", "playback_key", null],
+    ]);
+    const doc = buildOpenApiDocument({ version: "t" }, on) as { paths: Record<string, object> };
+    assert.ok(doc.paths["/v1/play/{id}/stream.ts"]);
+    assert.ok(doc.paths["/p/{token}/play/{id}/stream.ts"]);
+    const off = buildOpenApiDocument({ version: "t" }) as { paths: Record<string, object> };
+    assert.equal(off.paths["/v1/play/{id}/stream.ts"], undefined);
+    for (const build of ["full", "lite"] as const) {
+      const gw = await composed(build, { ts_output: true });
+      try {
+        const got = registered(gw.app, normalizeRoutePath);
+        const want = new Set(
+          on.filter((r) => build === "full" || r.lite).map((r) => `${r.method} ${r.path}`),
+        );
+        assert.deepEqual([...got].sort(), [...want].sort(), build);
+      } finally {
+        await gw.close();
+      }
     }
   });
 });

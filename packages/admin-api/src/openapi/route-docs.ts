@@ -128,6 +128,19 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
     success: [200, "Upstream bytes (playlists rewritten)", "application/octet-stream"],
     errors: [...play],
   },
+  // Extensions "MPEG-TS output" (extensions.ts_output): documented only when switched on.
+  "GET /v1/play/{id}/stream.ts": {
+    summary: "Continuous MPEG-TS of the channel (extension ts_output)",
+    tag: "playback",
+    success: [200, "MPEG-TS stream", "video/mp2t"],
+    errors: [...play],
+  },
+  "GET /p/{token}/play/{id}/stream.ts": {
+    summary: "Continuous MPEG-TS (playback key, extension ts_output)",
+    tag: "playback",
+    success: [200, "MPEG-TS stream", "video/mp2t"],
+    errors: [...play],
+  },
   "GET /p/{token}/playlist.m3u": {
     summary: "Playlist of a playback key",
     tag: "playback",

@@ -146,6 +146,17 @@ describe("parseConfig", () => {
     assert.equal(got[0]!.includes("pw-in-file"), false);
   });
 
+  it("extensions.ts_output: off by default, a boolean, and no unknown switch", () => {
+    assert.equal(parseConfig(minimal, env).extensions.ts_output, false);
+    assert.equal(
+      parseConfig(`${minimal}extensions: {ts_output: true}\n`, env).extensions.ts_output,
+      true,
+    );
+    assert.equal(parseConfig(`${minimal}extensions:\n`, env).extensions.ts_output, false);
+    assert.equal(problems(`${minimal}extensions: {ts_output: "yes"}\n`).length, 1);
+    assert.match(problems(`${minimal}extensions: {xtream: {enabled: true}}\n`)[0] ?? "", /xtream/);
+  });
+
   it("reports every problem, not only the first", () => {
     const got = problems("auth:\n  users:\n    - {username: a, role: admin, extra: 1}\nbogus: 1\n");
     assert.ok(got.length >= 3, JSON.stringify(got));

@@ -75,6 +75,7 @@ export const SECTION_KEYS = [
   "media",
   "egress",
   "guide",
+  "extensions",
 ] as const;
 
 const channelSchema = v.strictObject(channelFields);
@@ -219,6 +220,12 @@ export const configSchema = v.strictObject({
         "https://raw.githubusercontent.com/picons/picons/master/build-source/logos/{snp}.default.svg",
       ],
     ),
+  }),
+  // Extensions beyond the specification: each route-adding one is off by default, so the
+  // default build is the specification (extensions.md intro). Only the implemented
+  // switches are accepted; an unknown one is a config problem, never silently ignored.
+  extensions: section({
+    ts_output: v.optional(v.boolean(), false),
   }),
   upstreams: v.optional(
     v.array(

@@ -1,4 +1,5 @@
 import type { NativeInspection } from "../dash/inspection/inspection-model.js";
+import type { StreamFormat } from "../ts/stream-format.js";
 import { urlForReport } from "./url-for-report.js";
 
 /**
@@ -16,6 +17,11 @@ export interface HttpProbeResult {
   /** URL after redirects, reduced by {@link urlForReport}. */
   readonly final_url: string;
   readonly dur_ms: number;
+  /**
+   * What the first bytes are (extensions "MPEG-TS ingress"): on a `ts` channel's probe
+   * always when the source answered 2xx, on another's only when they are MPEG-TS.
+   */
+  readonly format?: StreamFormat;
   /** Why it failed, when no HTTP response arrived (timeout, DNS, refused); never a secret. */
   readonly error?: string;
 }

@@ -7,6 +7,7 @@ import {
 } from "@svc/core/egress";
 import { inspectMpdText } from "../dash/inspection/native-inspection.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
+import { sniffStreamFormat } from "../ts/stream-format.js";
 import {
   type DashProbeResult,
   dashProbeFailure,
@@ -94,19 +95,25 @@ export async function probeSource(
   }
 
   if (channel.ingress !== "dash") {
-    // Only the head matters; drop the body without waiting for it.
-    res.body.dump().catch(() => undefined);
+    // Extensions "MPEG-TS ingress": the content type is not trusted, the first bytes are.
+    // The sniff reads at most 64 KiB and closes the body when it returns (a live TS never
+    // ends); any other answer's body is dropped unread.
+    const ok2xx = res.status >= 200 && res.status <= 299;
+    if (!ok2xx) res.body.dump().catch(() => undefined);
+    const format = ok2xx ? await sniffStreamFormat(res.body as AsyncIterable<Buffer>) : undefined;
     const type = res.headers["content-type"];
-    return {
-      ingress: "hls",
-      proxyId,
-      result: httpProbeResult({
-        status: res.status,
-        contentType: (Array.isArray(type) ? type[0] : type) ?? null,
-        finalUrl: res.url,
-        durMs: elapsedMs(t0),
-      }),
-    };
+    const result = httpProbeResult({
+      status: res.status,
+      contentType: (Array.isArray(type) ? type[0] : type) ?? null,
+      finalUrl: res.url,
+      durMs: elapsedMs(t0),
+    });
+    // An HLS channel keeps the specification's shape unless its source is really TS.
+    const withFormat =
+      format !== undefined && (channel.ingress === "ts" || format === "ts")
+        ? { ...result, format }
+        : result;
+    return { ingress: "hls", proxyId, result: withFormat };
   }
 
   if (res.status < 200 || res.status > 299) {

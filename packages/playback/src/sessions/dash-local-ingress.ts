@@ -19,7 +19,7 @@ import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control
 import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
-import { createTsLocalIngress } from "./ts/ts-local-ingress.js";
+import { createTsLocalIngress, streamNotSupported } from "./ts/ts-local-ingress.js";
 
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
@@ -59,6 +59,11 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
     live: (c, req, file) =>
       req.channel.ingress === "ts" ? ts.live(c, req, file) : live(c, req, file),
+    stream: (c, req, lease) => {
+      if (req.channel.ingress === "ts") return ts.stream!(c, req, lease);
+      // Extensions "MPEG-TS output" for DASH sources (a remux to TS) is not built yet.
+      throw streamNotSupported(req.channel.ingress);
+    },
   };
 
   /** The head of a 200 answer, written straight to the node response (chunked without `length`). */

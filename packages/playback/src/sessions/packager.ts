@@ -1,6 +1,7 @@
 import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
+import type { TsFanout } from "./ts/ts-fanout.js";
 import type { SegmentContinuity, TsWindow } from "./ts/ts-window.js";
 
 /**
@@ -17,6 +18,8 @@ export interface Packager {
   readonly publication: ChannelPublication | undefined;
   /** The MPEG-TS segments of a `ts` channel (the TS engine only). */
   readonly tsWindow?: TsWindow;
+  /** The live packets of a `ts` channel for `stream.ts` viewers (the TS engine only). */
+  readonly fanout?: TsFanout;
   /** The folder of the HLS files the engine writes (compatibility engine only). */
   readonly folder?: string | undefined;
   readonly packMode: "ll-hls" | "hls" | undefined;

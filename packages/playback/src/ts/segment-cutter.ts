@@ -45,6 +45,8 @@ interface OpenSegment {
   readonly independent: boolean;
   /** Packets before the first random-access point: never published. */
   readonly preroll: boolean;
+  /** Index in `packets` of the latest random-access point (a live viewer starts there). */
+  rapIndex: number;
 }
 
 /**
@@ -98,6 +100,17 @@ export class SegmentCutter {
   private refreshCodecs(): void {
     if (this.pmt !== undefined)
       this.lastCodecs = programCodecs(this.pmt, this.sps) ?? this.lastCodecs;
+  }
+
+  /**
+   * Where a live viewer joins (extensions "MPEG-TS output"): the current PAT and PMT,
+   * then the packets since the latest random-access point; undefined until there is one
+   * (at the start, and after {@link discontinuity} until the next one).
+   */
+  joinPoint(): Buffer[] | undefined {
+    const seg = this.seg;
+    if (seg === undefined || seg.preroll) return undefined;
+    return [...this.patPackets, ...this.pmtPackets, ...seg.packets.slice(seg.rapIndex)];
   }
 
   /** Feeds 188-byte packets; returns the segments they completed. */
@@ -202,7 +215,10 @@ export class SegmentCutter {
     if (elapsed <= 0) return;
     const due = rap && elapsed >= this.opts.targetSec * PTS_CLOCK - PTS_CLOCK / 1000;
     const overdue = elapsed >= this.opts.maxSec * PTS_CLOCK || seg.byteLength >= this.opts.maxBytes;
-    if (!due && !overdue) return;
+    if (!due && !overdue) {
+      if (rap) seg.rapIndex = index;
+      return;
+    }
     this.ready.push(finish(seg, seg.packets.slice(0, index), elapsed));
     this.seg = this.open(seg.packets.slice(index), pts, rap);
   }
@@ -248,6 +264,7 @@ export class SegmentCutter {
       discontinuity: !preroll && this.nextDiscontinuity,
       independent: rap,
       preroll: preroll || !rap,
+      rapIndex: 0,
     };
     if (!seg.preroll) this.nextDiscontinuity = false;
     return seg;

@@ -31,7 +31,7 @@ const CATCHUP = ["catchup", "catchup-source", "catchup-days", "catchup-type", "t
  * `#EXTVLCOPT` `http-user-agent` and `http-referrer` become the user agent and `Referer`;
  * `#KODIPROP` `inputstream.adaptive.license_type=clearkey` with `license_key` `KID:key` pairs
  * become the channel's ClearKey `keys`, `manifest_type=mpd` makes it DASH; otherwise the
- * ingress is guessed from the URL (`.mpd` → DASH, else HLS).
+ * ingress is guessed from the URL ({@link ingressOfUrl}).
  */
 export function readEntry(entry: M3uEntry): EntryReading {
   let url: URL;
@@ -76,7 +76,7 @@ export function readEntry(entry: M3uEntry): EntryReading {
   }
   const manifest = (kodi["inputstream.adaptive.manifest_type"] ?? "").toLowerCase();
   const ingress: Ingress =
-    manifest === "mpd" || (manifest === "" && /\.mpd$/i.test(url.pathname)) ? "dash" : "hls";
+    manifest === "mpd" ? "dash" : manifest === "" ? ingressOfUrl(url) : "hls";
   const logo = a["tvg-logo"] ?? "";
   const chno = Number(a["tvg-chno"]);
   const title = clean(entry.title || a["tvg-name"] || "") || url.hostname;
@@ -99,6 +99,23 @@ export function readEntry(entry: M3uEntry): EntryReading {
     },
     kept,
   };
+}
+
+/**
+ * The ingress an entry's URL names (extensions "MPEG-TS ingress"): `.mpd` is DASH; a path
+ * ending in `.ts`, or one without an extension under `/live/` or shaped like the providers'
+ * `/{user}/{pass}/{id}` (a numeric id), is a continuous MPEG-TS; anything else is HLS.
+ * @example ingressOfUrl(new URL("http://p.example/live/u/p/1234")) // "ts"
+ */
+export function ingressOfUrl(url: URL): Ingress {
+  const path = url.pathname;
+  if (/\.mpd$/i.test(path)) return "dash";
+  if (/\.ts$/i.test(path)) return "ts";
+  const last = path.slice(path.lastIndexOf("/") + 1);
+  if (last === "" || last.includes(".")) return "hls";
+  const parts = path.split("/").filter((p) => p !== "");
+  if (parts.includes("live")) return "ts";
+  return parts.length === 3 && /^\d+$/.test(last) ? "ts" : "hls";
 }
 
 /** Control characters (NUL, CR, LF, …) never reach a header, a title or a playlist. */

@@ -7,6 +7,7 @@ import {
 import { PacketReader } from "../../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../../ts/segment-cutter.js";
 import type { Packager, PackagerContext } from "../packager.js";
+import { TsFanout } from "./ts-fanout.js";
 import { TsWindow } from "./ts-window.js";
 
 /** Segment target of the TS engine: cut at the first random-access point at or after it. */
@@ -17,6 +18,13 @@ const WINDOW_SEGMENTS = 10;
 const DEFAULT_STALL_MS = 5_000;
 /** Longest wait between reconnects. */
 const MAX_BACKOFF_MS = 10_000;
+/**
+ * Extensions "MPEG-TS output": what one `stream.ts` viewer may have queued in the gateway
+ * (beyond the kernel's socket buffers) before it is dropped as a slow reader.
+ */
+export const STREAM_QUEUE_BYTES = 4 * 1024 * 1024;
+/** …or may stay behind (more than 64 KiB queued) before it is dropped. */
+export const STREAM_BACKLOG_MS = 8_000;
 /** openUpstream's whole-request deadline: the longest a timer can wait (a live stream has no end). */
 const STREAM_DEADLINE_MS = 2 ** 31 - 1;
 
@@ -25,6 +33,8 @@ export interface TsPackagerOptions extends PackagerContext {
   readonly targetSec?: number;
   /** No byte from the source for this long: the connection is dropped and made again. */
   readonly stallMs?: number;
+  /** See {@link STREAM_QUEUE_BYTES}. */
+  readonly streamQueueBytes?: number;
 }
 
 /** How one connection to the source ended. */
@@ -49,6 +59,8 @@ export class TsPackager implements Packager {
   readonly counters: PackagerCounters = createPackagerCounters();
   readonly publication = undefined;
   readonly tsWindow: TsWindow;
+  /** The live packets handed to `stream.ts` viewers (extensions "MPEG-TS output"). */
+  readonly fanout: TsFanout;
   packMode: "hls" | undefined;
   lastProgressMs = Date.now();
   isReady = false;
@@ -70,6 +82,11 @@ export class TsPackager implements Packager {
       targetSec,
       ...(o.continuity === undefined ? {} : { continuity: o.continuity }),
     });
+    this.fanout = new TsFanout({
+      joinPoint: () => this.cutter.joinPoint(),
+      maxQueuedBytes: o.streamQueueBytes ?? STREAM_QUEUE_BYTES,
+      maxBacklogMs: STREAM_BACKLOG_MS,
+    });
     this.ready = new Promise((resolve) => {
       this.markReady = resolve;
     });
@@ -85,6 +102,7 @@ export class TsPackager implements Packager {
 
   async stop(): Promise<void> {
     this.stopper.abort();
+    this.fanout.closeAll("session stopped");
     this.verdict({ ok: false, message: "stopped" });
     this.markReady();
     await this.loop;
@@ -101,6 +119,7 @@ export class TsPackager implements Packager {
       const end = await this.connection();
       if (this.stopper.signal.aborted) return;
       for (const seg of this.cutter.discontinuity()) this.publish(seg);
+      this.fanout.discontinuity();
       if (!everLocked && !end.locked) {
         this.verdict({ ok: false, message: end.why });
         return;
@@ -155,9 +174,13 @@ export class TsPackager implements Packager {
           this.verdict({ ok: true });
         }
         for (const seg of this.cutter.push(got.packets)) this.publish(seg);
+        // After the cutter: a viewer joining now finds these packets in its join point.
+        this.fanout.push(got.packets);
       }
       if (stalled) return { why: `source sent no bytes for ${stallMs / 1000} s`, locked };
-      for (const seg of this.cutter.push(reader.flush())) this.publish(seg);
+      const tail = reader.flush();
+      for (const seg of this.cutter.push(tail)) this.publish(seg);
+      this.fanout.push(tail);
       const refusal = reader.refusalAtEnd();
       if (refusal !== undefined) return { why: `source is not MPEG-TS: ${refusal}`, locked };
       return { why: "source ended the stream", locked };

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { BACKLOG_BYTES, TsFanout, type TsViewerSink } from "./ts-fanout.js";
+
+const packet = (pid: number, cc: number) => {
+  const p = Buffer.alloc(188, 0xff);
+  p.set([0x47, (pid >> 8) & 0x1f, pid & 0xff, 0x10 | cc], 0);
+  return p;
+};
+
+/** A sink that records what it got and reports `queued` bytes as not yet read. */
+function sink(queued = 0) {
+  const s = {
+    got: [] as Buffer[],
+    closed: "",
+    queued,
+    write(b: Buffer) {
+      s.got.push(b);
+      return s.queued;
+    },
+    close(why: string) {
+      s.closed = why;
+    },
+  };
+  return s satisfies TsViewerSink & { got: Buffer[] };
+}
+
+const pids = (bytes: Buffer[]) => {
+  const b = Buffer.concat(bytes);
+  const out: number[] = [];
+  for (let at = 0; at < b.length; at += 188) out.push(((b[at + 1]! & 0x1f) << 8) | b[at + 2]!);
+  return out;
+};
+
+describe("TsFanout", () => {
+  it("a viewer waits for a join point, starts there, then follows live", () => {
+    let jp: Buffer[] | undefined;
+    const fan = new TsFanout({ joinPoint: () => jp, maxQueuedBytes: 1 << 20, maxBacklogMs: 1000 });
+    const v = sink();
+    fan.add(v);
+    fan.push([packet(0x100, 0)]);
+    assert.deepEqual(v.got, []);
+    jp = [packet(0, 0), packet(0x1000, 0), packet(0x100, 1)];
+    fan.push([packet(0x100, 1)]);
+    fan.push([packet(0x101, 4)]);
+    assert.deepEqual(pids(v.got), [0, 0x1000, 0x100, 0x101]);
+  });
+
+  it("after a reconnect a viewer waits for the new join point", () => {
+    let jp: Buffer[] | undefined = [packet(0, 0), packet(0x100, 0)];
+    const fan = new TsFanout({ joinPoint: () => jp, maxQueuedBytes: 1 << 20, maxBacklogMs: 1000 });
+    const v = sink();
+    fan.add(v);
+    fan.discontinuity();
+    jp = undefined;
+    fan.push([packet(0x100, 9)]);
+    assert.deepEqual(pids(v.got), [0, 0x100]);
+    jp = [packet(0, 0), packet(0x100, 0)];
+    fan.push([packet(0x100, 0)]);
+    // Each PID's first packet after the switch follows a packet carrying the flag.
+    assert.deepEqual(pids(v.got.slice(1)), [0, 0, 0x100, 0x100]);
+  });
+
+  it("drops a viewer over its queue bound, or behind for too long, and only that one", async () => {
+    const jp = [packet(0x100, 0)];
+    const fan = new TsFanout({ joinPoint: () => jp, maxQueuedBytes: 1 << 20, maxBacklogMs: 50 });
+    const full = sink(2 << 20);
+    const behind = sink(BACKLOG_BYTES + 1);
+    const fine = sink(BACKLOG_BYTES);
+    fan.add(full);
+    fan.add(behind);
+    fan.add(fine);
+    assert.match(full.closed, /slow reader: more than 1048576 bytes/);
+    assert.equal(fan.size, 2);
+    await new Promise((r) => setTimeout(r, 80));
+    fan.push([packet(0x100, 1)]);
+    assert.match(behind.closed, /behind for more than/);
+    assert.equal(fine.closed, "");
+    assert.deepEqual([fan.size, fan.dropped], [1, 2]);
+  });
+});

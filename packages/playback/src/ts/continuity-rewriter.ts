@@ -1,0 +1,70 @@
+import { NULL_PID, PACKET_SIZE } from "./ts-packet.js";
+
+/**
+ * Makes one viewer's copy of a transport stream continuous (ISO/IEC 13818-1 2.4.3.3):
+ * every PID's continuity_counter counts on from what this viewer last received, across
+ * its join (PAT and PMT copies, the packets since a random-access point) and across
+ * source switches, so a player sees no continuity error. A source switch
+ * ({@link discontinuity}) sets discontinuity_indicator (2.4.3.5) on the next packet of
+ * each PID; a packet without an adaptation field gets an adaptation-only packet before
+ * it that carries the flag. Null packets are dropped: they carry nothing and a viewer
+ * needs no padding.
+ * @example
+ * const cc = new ContinuityRewriter();
+ * out.write(Buffer.concat(cc.rewrite(packets)));
+ */
+export class ContinuityRewriter {
+  /** Last continuity_counter this viewer received, per PID. */
+  private readonly last = new Map<number, number>();
+  /** PIDs that still owe a discontinuity_indicator since the last switch. */
+  private flagged = new Set<number>();
+  private switched = false;
+
+  /** The next packets come from another source (a reconnect, a splice). */
+  discontinuity(): void {
+    this.switched = true;
+    this.flagged = new Set();
+  }
+
+  /** Packets rewritten for this viewer; a packet is copied only when it changes. */
+  rewrite(packets: readonly Buffer[]): Buffer[] {
+    const out: Buffer[] = [];
+    for (const p of packets) {
+      const pid = ((p[1]! & 0x1f) << 8) | p[2]!;
+      if (pid === NULL_PID) continue;
+      const b3 = p[3]!;
+      const hasPayload = (b3 & 0x10) !== 0;
+      const prev = this.last.get(pid);
+      // 2.4.3.3: the counter does not move on a packet without payload.
+      const cc = prev === undefined ? b3 & 0x0f : hasPayload ? (prev + 1) & 0x0f : prev;
+      let packet = p;
+      if (this.switched && !this.flagged.has(pid)) {
+        this.flagged.add(pid);
+        const hasAf = (b3 & 0x20) !== 0 && p[4]! > 0;
+        if (hasAf) {
+          packet = Buffer.from(p);
+          packet[5] = packet[5]! | 0x80;
+        } else out.push(flagPacket(pid, prev ?? (cc - (hasPayload ? 1 : 0)) & 0x0f));
+      }
+      if ((b3 & 0x0f) !== cc) {
+        if (packet === p) packet = Buffer.from(p);
+        packet[3] = (b3 & 0xf0) | cc;
+      }
+      this.last.set(pid, cc);
+      out.push(packet);
+    }
+    return out;
+  }
+}
+
+/** An adaptation-field-only packet of `pid` with discontinuity_indicator set, then stuffing. */
+function flagPacket(pid: number, cc: number): Buffer {
+  const p = Buffer.alloc(PACKET_SIZE, 0xff);
+  p[0] = 0x47;
+  p[1] = (pid >> 8) & 0x1f;
+  p[2] = pid & 0xff;
+  p[3] = 0x20 | (cc & 0x0f);
+  p[4] = PACKET_SIZE - 5;
+  p[5] = 0x80;
+  return p;
+}
