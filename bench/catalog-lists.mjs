@@ -10,7 +10,7 @@
 // peak RSS during the answer (VmHWM, reset through /proc/PID/clear_refs before the request,
 // and VmRSS sampled every 10 ms) minus the RSS before it. The client reads the body as it
 // comes and keeps only its length. Memory only: RSS growth does not depend on the load of
-// the machine, wall time does (docs/benchmarks.md "Channel lists").
+// the machine, wall time does (docs/benchmarks.md "Channel lists at catalog scale").
 //   node bench/catalog-lists.mjs [--channels 40000] [--root DIR] [--keep]
 // --root DIR measures the build of another checkout (e.g. the main branch) with the same
 // bench; the answers' bytes are the same, so the figures compare.

@@ -8,7 +8,7 @@ const CHUNK_CHARS = 64 * 1024;
 /**
  * The body of an answer rendered piece by piece (a channel list as JSON, a catalog as M3U),
  * for `c.body()`. Building such an answer whole — objects, then one string — cost a
- * 40,000-channel catalog over 400 MiB of RSS (docs/benchmarks.md "Channel lists").
+ * 40,000-channel catalog over 400 MiB of RSS (docs/benchmarks.md "Channel lists at catalog scale").
  *
  * An answer that fits in one chunk is returned whole as a string, so small answers keep
  * their `Content-Length` exactly as before. A larger one is a `ReadableStream` rendered one

@@ -79,7 +79,7 @@ export function renderAdminChannel(c: StoredChannel, base: string) {
   // Added to the list entry, not spread into a new object: rendered once per channel of a
   // 40,000-channel list, the spread copies survived scavenges and were promoted to V8's old
   // space (+140 MiB of RSS while the list streamed), where the entries themselves die young
-  // (docs/performance.md "Channel lists").
+  // (docs/performance.md "Channel lists at catalog scale").
   return Object.assign(renderListedChannel(c, base), {
     headers: blankSensitiveHeaders(c.headers),
     user_agent: c.user_agent,
