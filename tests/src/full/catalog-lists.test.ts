@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { type Build, startGateway, tempDir } from "../harness/gateway-process.js";
+import { startGateway, tempDir } from "../harness/gateway-process.js";
 import { login } from "../harness/http-client.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
 
@@ -196,9 +196,9 @@ async function checkLitePlaylist(channels: ReturnType<typeof catalog>, chunked: 
 }
 
 /** A full gateway on `dir`'s database: the catalog comes from the first start's import. */
-function fullOn(dir: string, build: Build = "full") {
+function fullOn(dir: string) {
   return async () => {
-    const gw = await startGateway(build, { auth: authSection() }, { dir, timeoutMs: 180_000 });
+    const gw = await startGateway("full", { auth: authSection() }, { dir, timeoutMs: 180_000 });
     return { url: gw.url, pid: gw.proc.pid!, stop: () => gw.stop() };
   };
 }
