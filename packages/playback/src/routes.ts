@@ -1,12 +1,17 @@
 import type { ChannelCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
-import type { AppEnv } from "@svc/core/http";
+import { type AppEnv, piecewiseBody } from "@svc/core/http";
 import { Hono } from "hono";
-import { renderChannelPlaylist } from "./m3u/channel-playlist.js";
+import { channelPlaylistPieces, playlistChannels } from "./m3u/channel-playlist.js";
 import type { PlaybackAuthorizer } from "./play-auth.js";
 import { publicBase } from "./public-url.js";
 
-export { renderChannelPlaylist } from "./m3u/channel-playlist.js";
+export {
+  type ChannelPlaylistOptions,
+  channelPlaylistPieces,
+  playlistChannels,
+  renderChannelPlaylist,
+} from "./m3u/channel-playlist.js";
 export {
   assertChannelGranted,
   createPlaybackAuthorizer,
@@ -48,15 +53,12 @@ export function createPlayback(deps: PlaybackDeps): Hono<AppEnv> {
     );
     const base = publicBase(deps.publicBaseUrl(), c.req.url, c.req.header("host"));
     const suffix = grant.tokenQuery === "" ? "" : `?${grant.tokenQuery}`;
-    const channels = deps.catalog
-      .list()
-      .filter((ch) => !ch.disabled && (grant.channels === null || grant.channels.has(ch.id)));
-    const body = renderChannelPlaylist(
-      channels,
+    const pieces = channelPlaylistPieces(
+      playlistChannels(deps.catalog.list(), grant.channels),
       (ch) => `${base}/v1/play/${encodeURIComponent(ch.id)}/index.m3u8${suffix}`,
       { guideUrl: deps.guideUrl?.(base) },
     );
-    return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
+    return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
   });
 
   return app;

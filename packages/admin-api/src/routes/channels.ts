@@ -1,12 +1,13 @@
 import { isoSeconds } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
-import { readJsonBody } from "@svc/core/http";
+import { piecewiseBody, readJsonBody } from "@svc/core/http";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, principalOf, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { etag } from "../http/if-match.js";
 import { reorderChannels, setAllDisabled } from "../services/channels/bulk.js";
+import { channelListJson } from "../services/channels/channel-list-json.js";
 import {
   channelPlayUrl,
   renderAdminChannel,
@@ -32,7 +33,9 @@ export function createChannelRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
   app.get("/v1/admin/channels", (c) => {
     const base = requestBase(ctx, c);
-    return c.json({ channels: ctx.channels.list().map((ch) => renderAdminChannel(ch, base)) });
+    const pieces = channelListJson(ctx.channels.list(), (ch) => renderAdminChannel(ch, base));
+    // c.json's content type; the body streams (channelListJson).
+    return c.body(piecewiseBody(pieces), 200, { "Content-Type": "application/json" });
   });
 
   // Static paths first: `reorder`, `enable-all` and `disable-all` are not channel ids.

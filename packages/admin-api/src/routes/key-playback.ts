@@ -1,9 +1,9 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
-import { clientAddress } from "@svc/core/http";
+import { clientAddress, piecewiseBody } from "@svc/core/http";
 import { redactPath } from "@svc/core/log";
 import type { PlayGrant } from "@svc/playback/play";
-import { M3U_CONTENT_TYPE, renderChannelPlaylist } from "@svc/playback/routes";
+import { channelPlaylistPieces, M3U_CONTENT_TYPE, playlistChannels } from "@svc/playback/routes";
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
@@ -85,15 +85,12 @@ export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
     const token = c.req.param("token");
     const base = requestBase(ctx, c);
     const scope = key.channelIds.length === 0 ? null : new Set(key.channelIds);
-    const channels = ctx.channels
-      .list()
-      .filter((ch) => !ch.disabled && (scope === null || scope.has(ch.id)));
-    const body = renderChannelPlaylist(
-      channels,
+    const pieces = channelPlaylistPieces(
+      playlistChannels(ctx.channels.list(), scope),
       (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
       { guideUrl: ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined },
     );
-    return c.body(body, 200, { "Content-Type": M3U_CONTENT_TYPE });
+    return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
   });
   return app;
 }

@@ -1,4 +1,4 @@
-import { readJsonBody } from "@svc/core/http";
+import { piecewiseBody, readJsonBody } from "@svc/core/http";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, requestBase } from "../admin-context.js";
@@ -29,11 +29,11 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
   });
 
   app.post("/v1/admin/exports/m3u", async (c) => {
-    const text = await exportPlaylist(
+    const pieces = await exportPlaylist(
       { channels: ctx.channels, keys: ctx.keys, guideActive: ctx.guideActive },
       requestBase(ctx, c),
     );
-    return c.body(text, 201, {
+    return c.body(piecewiseBody(pieces), 201, {
       "Content-Type": "application/vnd.apple.mpegurl",
       "Content-Disposition": `attachment; filename="${EXPORT_FILE_NAME}"`,
     });

@@ -1,3 +1,4 @@
+import { piecewiseBody } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import { Hono } from "hono";
 import {
@@ -8,6 +9,7 @@ import {
   requestBase,
 } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { channelListJson } from "../services/channels/channel-list-json.js";
 import { renderListedChannel } from "../services/channels/channel-view.js";
 import {
   type ClusterSessionEntry,
@@ -33,11 +35,10 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
     // Source credentials are for administrators: an admin session or an admin API
     // token (which reads the same through /v1/admin/channels) sees the stored value.
     const redact = p.kind === "session" && p.account.role !== "admin";
-    const channels = ctx.channels
-      .list()
-      .filter((ch) => only === null || only.has(ch.id))
-      .map((ch) => renderListedChannel(ch, base, redact));
-    return c.json({ channels });
+    const listed =
+      only === null ? ctx.channels.list() : ctx.channels.list().filter((ch) => only.has(ch.id));
+    const pieces = channelListJson(listed, (ch) => renderListedChannel(ch, base, redact));
+    return c.body(piecewiseBody(pieces), 200, { "Content-Type": "application/json" });
   });
 
   app.get("/v1/status", async (c) => {

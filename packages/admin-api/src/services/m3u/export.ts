@@ -1,4 +1,4 @@
-import { renderChannelPlaylist } from "@svc/playback/routes";
+import { channelPlaylistPieces, playlistChannels } from "@svc/playback/routes";
 import type { ChannelStore } from "../channels/channel-store.js";
 import type { PlaybackKeyStore } from "../playback-keys/key-store.js";
 import { createPlaybackKey } from "../playback-keys/manage.js";
@@ -12,22 +12,22 @@ export const EXPORT_FILE_NAME = "svc-playlist.m3u";
  * play URLs carry a new playback key named `M3U export` (`/p/{key}/play/{id}/index.m3u8`),
  * never a session or an API token. `tvg-id` is the gateway's channel id (the id
  * `/v1/epg.xml` uses), `tvg-logo` the channel's `logo_url` or the gateway's `/v1/logo/{id}`,
- * and the header names the guide when one is active.
+ * and the header names the guide when one is active. The key is created first; the playlist
+ * is then rendered piece by piece as the answer is read (`piecewiseBody`).
  */
 export async function exportPlaylist(
   deps: { channels: ChannelStore; keys: PlaybackKeyStore; guideActive: () => boolean },
   base: string,
-): Promise<string> {
+): Promise<Generator<string, void, undefined>> {
   const key = await createPlaybackKey(deps.keys, deps.channels, base, {
     name: EXPORT_KEY_NAME,
     note: `created by an M3U export at ${new Date().toISOString()}`,
     channelIds: [],
     expiresInSec: 0,
   });
-  const channels = deps.channels.list().filter((c) => !c.disabled);
   const prefix = `${base}/p/${key.token}/play/`;
-  return renderChannelPlaylist(
-    channels,
+  return channelPlaylistPieces(
+    playlistChannels(deps.channels.list(), null),
     (ch) => `${prefix}${encodeURIComponent(ch.id)}/index.m3u8`,
     {
       guideUrl: deps.guideActive() ? `${base}/v1/epg.xml.gz` : undefined,
