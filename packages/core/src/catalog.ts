@@ -6,6 +6,9 @@
 
 export type Ingress = "hls" | "dash" | "ts";
 
+/** Operator contract "Channel object": `id` is 1-64 characters of `[A-Za-z0-9._-]`. */
+export const CHANNEL_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
 /**
  * Ingress types a runtime session packages locally (DASH, and MPEG-TS: extensions "MPEG-TS
  * ingress"); HLS channels are proxied.

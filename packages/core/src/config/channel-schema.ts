@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { CHANNEL_ID_PATTERN } from "../catalog.js";
 
 /** Header names per RFC 9110 5.1 (token); values without CR, LF or NUL. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -42,7 +43,7 @@ const headersSchema = v.pipe(
 export const channelFields = {
   id: v.pipe(
     v.string(),
-    v.regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ -"),
+    v.regex(CHANNEL_ID_PATTERN, "must be 1-64 characters of A-Z a-z 0-9 . _ -"),
   ),
   title: v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(200)),
   group: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),

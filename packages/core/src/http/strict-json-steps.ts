@@ -8,11 +8,6 @@ import type { StrictJson } from "./strict-json.js";
  * Iterative, with its own stack: no nesting depth overflows it.
  */
 export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
-  const invalid = { ok: false, message: "request body is not valid JSON" } as const;
-  const loneSurrogate = {
-    ok: false,
-    message: "request body holds a lone UTF-16 surrogate",
-  } as const;
   const n = text.length;
   const stack: Frame[] = [];
   let i = skipSpace(text, 0);
@@ -33,14 +28,9 @@ export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
         value = frame.object ?? frame.array;
       } else {
         stack.push(frame);
-        if (frame.keys !== undefined) {
-          const key = yield* memberName(text, i, frame.keys);
-          if (key === BAD) return invalid;
-          if (key === LONE) return loneSurrogate;
-          if ("twice" in key) return keyTwice(key.twice);
-          frame.key = key.name;
-          i = key.end;
-        }
+        const at = yield* enterMember(text, i, frame);
+        if (typeof at !== "number") return at;
+        i = at;
         continue;
       }
     } else if (c === 0x22 /* " */) {
@@ -84,15 +74,9 @@ export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
       else frame.object[frame.key] = value;
       const next = text.charCodeAt(i);
       if (next === 0x2c /* , */) {
-        i = skipSpace(text, i + 1);
-        if (frame.keys !== undefined) {
-          const key = yield* memberName(text, i, frame.keys);
-          if (key === BAD) return invalid;
-          if (key === LONE) return loneSurrogate;
-          if ("twice" in key) return keyTwice(key.twice);
-          frame.key = key.name;
-          i = key.end;
-        }
+        const at = yield* enterMember(text, skipSpace(text, i + 1), frame);
+        if (typeof at !== "number") return at;
+        i = at;
         break;
       }
       if (next !== (frame.array !== undefined ? 0x5d : 0x7d)) return invalid;
@@ -111,6 +95,11 @@ const LONE = Symbol("lone surrogate");
 const BAD = Symbol("not JSON");
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LONE_SURROGATE = /\p{Cs}/u;
+const invalid: StrictJson = { ok: false, message: "request body is not valid JSON" };
+const loneSurrogate: StrictJson = {
+  ok: false,
+  message: "request body holds a lone UTF-16 surrogate",
+};
 const keyTwice = (name: string): StrictJson => ({
   ok: false,
   message: `request body names the key ${JSON.stringify(name)} twice`,
@@ -123,6 +112,20 @@ function skipSpace(text: string, from: number): number {
   SPACE.lastIndex = from;
   SPACE.test(text);
   return SPACE.lastIndex;
+}
+
+/**
+ * An object frame's next member name at i, kept as the frame's key: the position after its
+ * colon, or the failure. An array frame has no names: i itself.
+ */
+function* enterMember(text: string, i: number, frame: Frame): Generator<void, number | StrictJson> {
+  if (frame.keys === undefined) return i;
+  const key = yield* memberName(text, i, frame.keys);
+  if (key === BAD) return invalid;
+  if (key === LONE) return loneSurrogate;
+  if ("twice" in key) return keyTwice(key.twice);
+  frame.key = key.name;
+  return key.end;
 }
 
 /** `"name" :` at i, new in its object; the position after the colon. */

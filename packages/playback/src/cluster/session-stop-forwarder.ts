@@ -1,3 +1,4 @@
+import { CHANNEL_ID_PATTERN } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
 import { Agent, request } from "undici";
 import type { ChannelLeaseStore } from "./channel-lease-store.js";
@@ -31,6 +32,9 @@ export function createSessionStopForwarder(o: {
   const agent = new Agent({ connect: { timeout: 2_000 }, headersTimeout: 20_000 });
   return {
     async stopAtOwner(channelId, requestId) {
+      // A name no channel can have holds no lease; asking the database anyway would hand
+      // PostgreSQL a NUL byte it refuses as text (a 500 for a hostile path).
+      if (!CHANNEL_ID_PATTERN.test(channelId)) return false;
       const view = await o.store.current(channelId);
       if (view === undefined || view.lease.ownerId === o.selfId) return false;
       const url = `${view.lease.ownerUrl.replace(/\/+$/, "")}/v1/admin/sessions/${encodeURIComponent(channelId)}`;

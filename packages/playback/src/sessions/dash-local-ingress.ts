@@ -2,7 +2,6 @@ import type { ServerResponse } from "node:http";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
-import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
 import {
   blockingTimeoutMs,
   decideBlockingReload,
@@ -17,6 +16,7 @@ import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
 import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits.js";
+import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 import { createTsLocalIngress, streamNotSupported } from "./ts/ts-local-ingress.js";
@@ -102,12 +102,9 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     }
     const text = packager?.publication?.master();
     if (text === undefined) throw notReady("channel is starting");
-    const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
-    count(session, Buffer.byteLength(body));
-    return c.body(body, 200, {
-      "Content-Type": PLAYLIST_CONTENT_TYPE,
-      "Cache-Control": PLAYLIST_CACHE_CONTROL,
-    });
+    const answer = answerPlaylistText(c, text, req);
+    count(session, answer.bytes);
+    return answer.response;
   }
 
   async function live(c: Context<AppEnv>, req: PlayRequest, file: string): Promise<Response> {

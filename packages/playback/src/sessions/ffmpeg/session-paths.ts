@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { CHANNEL_ID_PATTERN } from "@svc/core/catalog";
 
 /** Where every session folder and pidfile lives: `{data_dir}/sessions/`. */
 export function sessionsRoot(dataDir: string): string {
@@ -23,7 +24,6 @@ export function channelFolderName(channelId: string): string {
   return "%2E".repeat(dots) + channelId.slice(dots);
 }
 
-const CHANNEL_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const GENERATION = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -36,7 +36,7 @@ export function sessionDir(
   channelId: string,
   generation: string | number,
 ): { ok: true; value: string } | { ok: false; error: string } {
-  if (!CHANNEL_ID.test(channelId)) return { ok: false, error: "invalid channel id" };
+  if (!CHANNEL_ID_PATTERN.test(channelId)) return { ok: false, error: "invalid channel id" };
   const gen = String(generation);
   if (!GENERATION.test(gen))
     return { ok: false, error: "generation must be 1-64 characters of A-Z a-z 0-9 _ -" };

@@ -1,14 +1,12 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
-import { PREFIX_MARK } from "../../dash/publisher/channel-publication.js";
-import { QUERY_MARK } from "../../dash/publisher/rendition-window.js";
 import { alreadySent, writeDirectHead } from "../../hls/direct-response.js";
-import { PLAYLIST_CONTENT_TYPE } from "../../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../../playback-runtime.js";
 import type { PlaybackStats } from "../../playback-stats.js";
-import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "../media-cache-control.js";
+import { mediaCacheControl } from "../media-cache-control.js";
 import { clientSignal, gone, notReady, waitReady } from "../play-waits.js";
+import { answerPlaylistText } from "../playlist-text-answer.js";
 import type { RuntimeSession } from "../runtime-session.js";
 import type { SessionManager } from "../session-manager.js";
 import { parseTsLiveFile } from "./ts-window.js";
@@ -57,12 +55,9 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
       await ready(c, session, req);
       const text = session.packager?.tsWindow?.render();
       if (text === undefined) throw notReady("channel is starting");
-      const body = text.replaceAll(PREFIX_MARK, req.prefix).replaceAll(QUERY_MARK, req.query);
-      count(session, Buffer.byteLength(body));
-      return c.body(body, 200, {
-        "Content-Type": PLAYLIST_CONTENT_TYPE,
-        "Cache-Control": PLAYLIST_CACHE_CONTROL,
-      });
+      const answer = answerPlaylistText(c, text, req);
+      count(session, answer.bytes);
+      return answer.response;
     },
 
     /**
