@@ -1,12 +1,18 @@
 import { type ChannelCatalog, compareChannels, type Upstream } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import type { ChannelRepository } from "../../storage/channels/repository.js";
+import { runInSlices } from "@svc/core/time-slices";
+import { type ChannelRepository, staleChannels } from "../../storage/channels/repository.js";
+import { createSerialLock } from "../serial-lock.js";
+import { sortedInSteps } from "./sorted-in-steps.js";
 import type { StoredChannel } from "./stored-channel.js";
 
 /**
  * The full build's catalog: channels in the state database, mirrored in memory
  * so playback reads (`get`, `list`, `upstream`) never wait on the database.
  * Every write commits first (one transaction) and then swaps the in-memory list.
+ * Writes and reloads pass one at a time through a serial lock: an M3U apply commits over many
+ * event-loop turns (docs/m3u.md "Applying without holding the event loop"), and no other
+ * channel write or reload may run between them.
  */
 export interface ChannelStore extends ChannelCatalog {
   get(id: string): StoredChannel | undefined;
@@ -29,36 +35,69 @@ export async function createChannelStore(
 ): Promise<ChannelStore> {
   let byId = new Map<string, StoredChannel>();
   let sorted: StoredChannel[] = [];
-  const resort = () => {
-    sorted = [...byId.values()].sort(compareChannels);
-  };
-  const reload = async () => {
+  const exclusive = createSerialLock();
+  const reloadNow = async () => {
     const loaded = await repository.loadAll();
-    byId = new Map(loaded.map((c) => [c.id, c]));
-    resort();
+    const next = new Map(loaded.map((c) => [c.id, c]));
+    sorted = await runInSlices(sortedInSteps([...next.values()], compareChannels));
+    byId = next;
   };
-  await reload();
+  await reloadNow();
   const upstreamById = new Map(upstreams.map((u) => [u.id, u]));
   return {
     get: (id) => byId.get(id),
     list: () => sorted,
     upstream: (id) => upstreamById.get(id),
-    async commit({ put = [], remove = [] }) {
-      const removals = remove.flatMap((id) => {
-        const c = byId.get(id);
-        return c === undefined ? [] : [{ id, revision: c.revision }];
-      });
-      try {
-        await repository.commit({ put, remove: removals });
-      } catch (err) {
-        // The 409 stands even when the reload fails; the change feed reloads later.
-        if (err instanceof GatewayError && err.code === "conflict") await reload().catch(() => {});
-        throw err;
-      }
-      for (const c of put) byId.set(c.id, c);
-      for (const id of remove) byId.delete(id);
-      resort();
-    },
-    reload,
+    commit: ({ put = [], remove = [] }) =>
+      exclusive(async () => {
+        const removals = remove.flatMap((id) => {
+          const c = byId.get(id);
+          return c === undefined ? [] : [{ id, revision: c.revision }];
+        });
+        // The next mirror is built (in slices) before the commit, so that it can switch in
+        // one step right after it; nothing else changes `byId` while the lock is held.
+        const next = await runInSlices(nextMirror(byId, put, remove));
+        try {
+          await repository.commit({ put, remove: removals });
+        } catch (err) {
+          // The 409 stands even when the reload fails; the change feed reloads later.
+          if (err instanceof GatewayError && err.code === "conflict")
+            await reloadNow().catch(() => {});
+          throw err;
+        }
+        byId = next.byId;
+        sorted = next.sorted;
+      }),
+    reload: () => exclusive(reloadNow),
   };
+}
+
+/**
+ * The mirror after a change, in steps. A put whose revision is not the mirrored one plus one
+ * (or 1 for a new channel) is the repository's compare-and-set conflict, refused here before
+ * anything is written: with this process as the only writer of an SQLite file, the
+ * repository's transaction then cannot fail on a conflict, only on an I/O error.
+ */
+function* nextMirror(
+  current: ReadonlyMap<string, StoredChannel>,
+  put: readonly StoredChannel[],
+  remove: readonly string[],
+): Generator<void, { byId: Map<string, StoredChannel>; sorted: StoredChannel[] }> {
+  let n = 0;
+  for (const c of put) {
+    if (c.revision !== (current.get(c.id)?.revision ?? 0) + 1) throw staleChannels();
+    if (++n % 1024 === 0) yield;
+  }
+  const byId = new Map<string, StoredChannel>();
+  for (const [id, c] of current) {
+    byId.set(id, c);
+    if (++n % 1024 === 0) yield;
+  }
+  for (const c of put) {
+    byId.set(c.id, c);
+    if (++n % 1024 === 0) yield;
+  }
+  for (const id of remove) byId.delete(id);
+  const sorted = yield* sortedInSteps([...byId.values()], compareChannels);
+  return { byId, sorted };
 }

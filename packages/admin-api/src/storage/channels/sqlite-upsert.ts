@@ -16,9 +16,12 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * drizzle encoder (`mapToDriverValue`: JSON columns, booleans), so the rows are the ones drizzle
  * would write. A stored row is replaced only from the revision before the written one (the
  * repository's compare-and-set); a batch that changed fewer rows than it holds throws the
- * conflict, which rolls back the caller's transaction it runs in.
+ * conflict, which rolls back the caller's transaction it runs in. The writer is steps: it yields
+ * after each batch (about 2.5 ms of CPU), so its caller can give the event loop a turn.
  */
-export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]) => void {
+export function createChannelUpsert(
+  db: StateDb,
+): (put: readonly StoredChannel[], before?: () => void) => Generator<void, void> {
   const prepared = new Map<number, Statement>();
   const table = quote(getTableName(channels));
   const revision = quote(channels.revision.name);
@@ -39,8 +42,9 @@ export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]
     }
     return s;
   };
-  return (put) => {
+  return function* upsert(put, before = () => {}) {
     for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
+      before();
       const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
       const params: unknown[] = [];
       for (const channel of batch) {
@@ -53,6 +57,7 @@ export function createChannelUpsert(db: StateDb): (put: readonly StoredChannel[]
         }
       }
       if (statement(batch.length).run(params).changes !== batch.length) throw staleChannels();
+      yield;
     }
   };
 }

@@ -1,0 +1,133 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { GatewayError } from "@svc/core/errors";
+import { createChannelStore } from "../services/channels/channel-store.js";
+import type { StoredChannel } from "../services/channels/stored-channel.js";
+import { describeEachStorage, withStorage } from "../testing/each-storage.js";
+
+function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
+  return {
+    id,
+    title: id,
+    group: "",
+    logo_url: "",
+    epg_id: "",
+    epg_name: "",
+    epg_source: "",
+    ingress: "hls",
+    source_url: `http://127.0.0.1:9/${id}.m3u8`,
+    upstream: "",
+    path: "",
+    headers: {},
+    user_agent: "",
+    on_demand: true,
+    autostart: false,
+    disabled: false,
+    prefer_height: null,
+    preferred_audio_languages: [],
+    sort_order: 0,
+    max_viewers: null,
+    engine: "auto",
+    keys: {},
+    revision: 1,
+    egress_mode: "auto",
+    egress_profile_id: null,
+    updated_at: 1_767_312_245_123,
+    ...over,
+  };
+}
+
+const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
+const many = (n: number) =>
+  Array.from({ length: n }, (_, i) => channel(`c${String(i).padStart(5, "0")}`, { sort_order: i }));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+// Issue 30 item 1: a large commit (an M3U apply) spans event-loop turns and stays one
+// transaction; channel writes queue behind it, the mirror switches only after it.
+describeEachStorage("channel commit across turns", (open, kind) => {
+  it(
+    "a large apply gives turns, other writes wait for it, the mirror switches after COMMIT",
+    withStorage(open, async ({ repos, storage }) => {
+      const store = await createChannelStore(repos.channels, []);
+      await store.commit({ put: [channel("edit", { sort_order: -1 })] });
+      const imported = [
+        ...many(6_000),
+        channel("edit", { title: "import", revision: 2, sort_order: -1 }),
+      ];
+      let done = false;
+      const apply = store.commit({ put: imported }).finally(() => {
+        done = true;
+      });
+      await nextTurn();
+      assert.equal(done, false, "the apply is still running after one turn");
+      assert.deepEqual(
+        store.list().map((c) => c.id),
+        ["edit"],
+        "the mirror holds the old catalog until the commit ends",
+      );
+      // Written between the apply's turns: a stale edit of a channel it replaces (409 once it
+      // committed), a new channel, and (SQLite) a plain statement on the shared connection.
+      const stale = store.commit({ put: [{ ...store.get("edit")!, title: "user", revision: 2 }] });
+      const other = store.commit({ put: [channel("zz-other", { sort_order: 9_999_999 })] });
+      if (kind === "sqlite")
+        storage
+          .sqlite!.$client.prepare("INSERT INTO state_markers (name, set_at) VALUES (?, ?)")
+          .run("between-turns", 1);
+      let turns = 0;
+      while (!done) {
+        await nextTurn();
+        turns += 1;
+      }
+      await apply;
+      assert.ok(turns >= 3, `the apply gave ${turns} turns`);
+      await assert.rejects(stale, isConflict);
+      await other;
+      const stored = await repos.channels.loadAll();
+      assert.equal(stored.length, 6_002);
+      assert.equal(stored.find((c) => c.id === "edit")?.title, "import");
+      assert.equal(store.list().length, 6_002);
+      assert.deepEqual(
+        store
+          .list()
+          .slice(0, 3)
+          .map((c) => c.id),
+        ["edit", "c00000", "c00001"],
+      );
+      assert.equal(store.list().at(-1)?.id, "zz-other");
+      if (kind === "sqlite") {
+        const marker = storage
+          .sqlite!.$client.prepare("SELECT name FROM state_markers WHERE name = ?")
+          .get("between-turns");
+        assert.deepEqual(marker, { name: "between-turns" });
+        assert.equal(storage.sqlite!.$client.inTransaction, false);
+      }
+    }),
+  );
+
+  it(
+    "a conflict found in the database after earlier batches wrote rolls the whole apply back",
+    withStorage(open, async ({ repos, other }) => {
+      const a = await createChannelStore(repos.channels, []);
+      await a.commit({ put: [channel("late")] });
+      const b = await createChannelStore(other.channels, []);
+      await a.commit({ put: [channel("late", { title: "from a", revision: 2 })] });
+      // b's mirror still has "late" at revision 1: its pre-check passes, the database refuses
+      // the last batch after 6,000 rows were written in this transaction.
+      await assert.rejects(
+        b.commit({ put: [...many(6_000), channel("late", { title: "from b", revision: 2 })] }),
+        isConflict,
+      );
+      const stored = await repos.channels.loadAll();
+      assert.deepEqual(
+        stored.map((c) => [c.id, c.title, c.revision]),
+        [["late", "from a", 2]],
+      );
+      assert.deepEqual(
+        b.list().map((c) => [c.id, c.revision]),
+        [["late", 2]],
+      );
+      await a.commit({ put: [channel("after")] });
+      assert.equal((await repos.channels.loadAll()).length, 2);
+    }),
+  );
+});
