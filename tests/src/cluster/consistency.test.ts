@@ -152,83 +152,104 @@ describe("cluster consistency: read-after-write, revocations within 1 s, session
     }
   });
 
-  it("revoking an API token on one instance: every other instance refuses it within 1 s", async () => {
+  type Answer = Awaited<ReturnType<typeof requestJson>>;
+  /** One round of a revocation test: the request probing it, and the write that revokes. */
+  interface Round {
+    probe(gw: GatewayProcess): Promise<Answer>;
+    revoke(): Promise<void>;
+    /** Runs after the other instances refused (undoes the write for the next round). */
+    restore?(): Promise<void>;
+  }
+
+  /**
+   * {@link ROUNDS} rounds, the writer rotating over the instances: `start` prepares one; the
+   * probe must pass (200) on every instance, then `revoke` runs and the time until both
+   * other instances answer `refused` is measured; {@link assertPropagation} judges the times.
+   */
+  async function revocationRounds(
+    what: string,
+    refused: { status: number; code: string },
+    start: (writer: GatewayProcess, i: number) => Promise<Round>,
+    accepted: (r: Answer) => void = () => {},
+  ): Promise<void> {
     const ms: number[] = [];
     for (let i = 0; i < ROUNDS; i += 1) {
-      const writer = gateways[i % 3]!;
+      const round = await start(gateways[i % 3]!, i);
+      await onEveryInstance(
+        `${what}: accepted before the write`,
+        gateways,
+        async (gw) => (await round.probe(gw)).status === 200,
+      );
+      await round.revoke();
+      ms.push(
+        await timeUntilRefused(others(i % 3), async (gw) => {
+          const r = await round.probe(gw);
+          if (r.status === 200) {
+            accepted(r);
+            return false;
+          }
+          assert.equal(r.status, refused.status, r.text);
+          assert.equal(r.body.error.code, refused.code);
+          return true;
+        }),
+      );
+      await round.restore?.();
+    }
+    assertPropagation(what, ms);
+  }
+  const UNAUTHORIZED = { status: 401, code: "unauthorized" };
+  const isPlaylist = (r: Answer) => assert.match(r.text, /^#EXTM3U/);
+
+  it("revoking an API token on one instance: every other instance refuses it within 1 s", async () => {
+    await revocationRounds("API token revocation", UNAUTHORIZED, async (writer, i) => {
       const created = await requestJson(`${writer.url}/v1/admin/api-tokens`, {
         token: admin,
         body: { name: `revoke-${i}`, scopes: ["read"] },
       });
       assert.equal(created.status, 201, created.text);
-      const bearer = created.body.token as string;
-      const me = (gw: GatewayProcess) => requestJson(`${gw.url}/v1/me`, { token: bearer });
-      await onEveryInstance(
-        "the new API token accepted",
-        gateways,
-        async (gw) => (await me(gw)).status === 200,
-      );
-      const revoked = await requestJson(
-        `${writer.url}/v1/admin/api-tokens/${created.body.credential.id}/revoke`,
-        {
-          method: "POST",
-          token: admin,
-          headers: { "if-match": `"${created.body.credential.revision}"` },
+      return {
+        probe: (gw) => requestJson(`${gw.url}/v1/me`, { token: created.body.token as string }),
+        async revoke() {
+          const revoked = await requestJson(
+            `${writer.url}/v1/admin/api-tokens/${created.body.credential.id}/revoke`,
+            {
+              method: "POST",
+              token: admin,
+              headers: { "if-match": `"${created.body.credential.revision}"` },
+            },
+          );
+          assert.equal(revoked.status, 200, revoked.text);
         },
-      );
-      assert.equal(revoked.status, 200, revoked.text);
-      ms.push(
-        await timeUntilRefused(others(i % 3), async (gw) => {
-          const r = await me(gw);
-          if (r.status === 200) return false;
-          assert.equal(r.status, 401, r.text);
-          assert.equal(r.body.error.code, "unauthorized");
-          return true;
-        }),
-      );
-    }
-    assertPropagation("API token revocation", ms);
+      };
+    });
   });
 
   it("revoking a playback key on one instance: every other instance refuses it within 1 s", async () => {
-    const ms: number[] = [];
-    for (let i = 0; i < ROUNDS; i += 1) {
-      const writer = gateways[i % 3]!;
-      const created = await requestJson(`${writer.url}/v1/admin/access-tokens`, {
-        token: admin,
-        body: { name: `key-${i}` },
-      });
-      assert.equal(created.status, 201, created.text);
-      const playlist = (gw: GatewayProcess) =>
-        requestJson(`${gw.url}/p/${created.body.token}/playlist.m3u`);
-      await onEveryInstance(
-        "the new playback key accepted",
-        gateways,
-        async (gw) => (await playlist(gw)).status === 200,
-      );
-      const revoked = await requestJson(
-        `${writer.url}/v1/admin/access-tokens/${created.body.id}/revoke`,
-        { method: "POST", token: admin },
-      );
-      assert.equal(revoked.status, 200, revoked.text);
-      ms.push(
-        await timeUntilRefused(others(i % 3), async (gw) => {
-          const r = await playlist(gw);
-          if (r.status === 200) {
-            assert.match(r.text, /^#EXTM3U/);
-            return false;
-          }
-          assert.equal(r.status, 401, r.text);
-          assert.equal(r.body.error.code, "unauthorized");
-          return true;
-        }),
-      );
-    }
-    assertPropagation("playback key revocation", ms);
+    await revocationRounds(
+      "playback key revocation",
+      UNAUTHORIZED,
+      async (writer, i) => {
+        const created = await requestJson(`${writer.url}/v1/admin/access-tokens`, {
+          token: admin,
+          body: { name: `key-${i}` },
+        });
+        assert.equal(created.status, 201, created.text);
+        return {
+          probe: (gw) => requestJson(`${gw.url}/p/${created.body.token}/playlist.m3u`),
+          async revoke() {
+            const revoked = await requestJson(
+              `${writer.url}/v1/admin/access-tokens/${created.body.id}/revoke`,
+              { method: "POST", token: admin },
+            );
+            assert.equal(revoked.status, 200, revoked.text);
+          },
+        };
+      },
+      isPlaylist,
+    );
   });
 
   it("disabling a channel on one instance: every other instance refuses to play it within 1 s", async () => {
-    const ms: number[] = [];
     const body = {
       id: "to-disable",
       title: "To disable",
@@ -241,79 +262,48 @@ describe("cluster consistency: read-after-write, revocations within 1 s, session
     });
     assert.equal(created.status, 201, created.text);
     let revision = 1;
-    const play = (gw: GatewayProcess) => requestJson(`${gw.url}/v1/play/to-disable/index.m3u8`);
-    for (let i = 0; i < ROUNDS; i += 1) {
-      const writer = gateways[i % 3]!;
-      await onEveryInstance(
-        "the channel playing",
-        gateways,
-        async (gw) => (await play(gw)).status === 200,
-      );
-      const disabled = await requestJson(`${writer.url}/v1/admin/channels/to-disable`, {
+    const put = async (writer: GatewayProcess, disabled: boolean) => {
+      const r = await requestJson(`${writer.url}/v1/admin/channels/to-disable`, {
         method: "PUT",
         token: admin,
-        body: { ...body, disabled: true },
+        body: { ...body, disabled },
         headers: { "if-match": `"${revision}"` },
       });
-      assert.equal(disabled.status, 200, disabled.text);
+      assert.equal(r.status, 200, r.text);
       revision += 1;
-      ms.push(
-        await timeUntilRefused(others(i % 3), async (gw) => {
-          const r = await play(gw);
-          if (r.status === 200) {
-            assert.match(r.text, /^#EXTM3U/);
-            return false;
-          }
-          assert.equal(r.status, 404, r.text);
-          assert.equal(r.body.error.code, "not_found");
-          return true;
-        }),
-      );
-      const enabled = await requestJson(`${writer.url}/v1/admin/channels/to-disable`, {
-        method: "PUT",
-        token: admin,
-        body,
-        headers: { "if-match": `"${revision}"` },
-      });
-      assert.equal(enabled.status, 200, enabled.text);
-      revision += 1;
-    }
-    assertPropagation("channel disable", ms);
+    };
+    await revocationRounds(
+      "channel disable",
+      { status: 404, code: "not_found" },
+      async (writer) => ({
+        probe: (gw) => requestJson(`${gw.url}/v1/play/to-disable/index.m3u8`),
+        revoke: () => put(writer, true),
+        restore: () => put(writer, false),
+      }),
+      isPlaylist,
+    );
   });
 
   it("changing a password on one instance: every other instance refuses the old session within 1 s", async () => {
-    const ms: number[] = [];
     // The admin's own (credential changes are admin-only); the suite goes on with the new session.
     const passwords = [ADMIN_PASSWORD, "admin-password-2"];
     let session = admin;
-    for (let i = 0; i < ROUNDS; i += 1) {
-      const writer = gateways[i % 3]!;
+    await revocationRounds("credential change", UNAUTHORIZED, async (writer, i) => {
       const old = session;
-      const me = (gw: GatewayProcess) => requestJson(`${gw.url}/v1/me`, { token: old });
-      await onEveryInstance(
-        "the session accepted",
-        gateways,
-        async (gw) => (await me(gw)).status === 200,
-      );
-      const changed = await requestJson(`${writer.url}/v1/me/credentials`, {
-        method: "PUT",
-        token: old,
-        body: { current_password: passwords[i % 2], new_password: passwords[(i + 1) % 2] },
-      });
-      assert.equal(changed.status, 200, changed.text);
-      session = changed.body.token as string;
-      ms.push(
-        await timeUntilRefused(others(i % 3), async (gw) => {
-          const r = await me(gw);
-          if (r.status === 200) return false;
-          assert.equal(r.status, 401, r.text);
-          assert.equal(r.body.error.code, "unauthorized");
-          return true;
-        }),
-      );
-    }
+      return {
+        probe: (gw) => requestJson(`${gw.url}/v1/me`, { token: old }),
+        async revoke() {
+          const changed = await requestJson(`${writer.url}/v1/me/credentials`, {
+            method: "PUT",
+            token: old,
+            body: { current_password: passwords[i % 2], new_password: passwords[(i + 1) % 2] },
+          });
+          assert.equal(changed.status, 200, changed.text);
+          session = changed.body.token as string;
+        },
+      };
+    });
     admin = session;
-    assertPropagation("credential change", ms);
   });
 
   it("DELETE /v1/admin/sessions/{id} on an instance that does not package the channel stops it on its owner", async () => {

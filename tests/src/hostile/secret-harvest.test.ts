@@ -62,6 +62,16 @@ describe("secret harvest: stored secrets never follow a channel to another origi
     assert.equal(r.status, 200, r.text);
     return r.body.channel;
   };
+  /** The channel moved to `harvest`: its secrets are gone from the store and never sent there. */
+  const assertSecretsDropped = async (id: string, path: string) => {
+    const after = await adminRead(id);
+    assert.deepEqual(after.headers, { "X-Plain": "visible" });
+    assert.deepEqual(after.keys, {});
+    const hit = await play(id, harvest, path);
+    assert.equal(hit.headers.authorization, undefined, JSON.stringify(hit.headers));
+    assert.equal(hit.headers["x-api-key"], undefined, JSON.stringify(hit.headers));
+    assert.equal(hit.headers["x-plain"], "visible");
+  };
   /** A write body as a console would send it: what it read, blanks included. */
   const writeBack = (read: any, source_url: string) => ({
     id: read.id,
@@ -88,13 +98,7 @@ describe("secret harvest: stored secrets never follow a channel to another origi
       egress_profile_id: null,
       dropped_secrets: ["headers.Authorization", "headers.X-Api-Key", `keys.${KID}`],
     });
-    const after = await adminRead("put-move");
-    assert.deepEqual(after.headers, { "X-Plain": "visible" });
-    assert.deepEqual(after.keys, {});
-    const hit = await play("put-move", harvest, "/put/index.m3u8");
-    assert.equal(hit.headers.authorization, undefined, JSON.stringify(hit.headers));
-    assert.equal(hit.headers["x-api-key"], undefined, JSON.stringify(hit.headers));
-    assert.equal(hit.headers["x-plain"], "visible");
+    await assertSecretsDropped("put-move", "/put/index.m3u8");
   });
 
   it("PUT on the same origin (another path) keeps blanked secrets and answers the spec's shape", async () => {
@@ -137,13 +141,7 @@ describe("secret harvest: stored secrets never follow a channel to another origi
     assert.equal(applied.status, 200, applied.text);
     assert.equal(applied.body.updated, 1);
     assert.deepEqual(applied.body.entries, [flagged]);
-    const after = await adminRead("m3u.move");
-    assert.deepEqual(after.headers, { "X-Plain": "visible" });
-    assert.deepEqual(after.keys, {});
-    const hit = await play("m3u.move", harvest, "/m3u/index.m3u8");
-    assert.equal(hit.headers.authorization, undefined, JSON.stringify(hit.headers));
-    assert.equal(hit.headers["x-api-key"], undefined, JSON.stringify(hit.headers));
-    assert.equal(hit.headers["x-plain"], "visible");
+    await assertSecretsDropped("m3u.move", "/m3u/index.m3u8");
   });
 
   it("M3U update on the same origin keeps the secrets and flags nothing", async () => {

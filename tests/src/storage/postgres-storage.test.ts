@@ -61,6 +61,12 @@ async function freshDatabase(): Promise<string> {
   return url;
 }
 
+/** Two storages on one fresh database, as two instances; `b` polls every `bPollMs`. */
+async function twoInstances(bPollMs?: number): Promise<{ a: Storage; b: Storage }> {
+  const url = await freshDatabase();
+  return { a: await open(url), b: await open(url, bPollMs) };
+}
+
 const query = async (s: Storage, text: string) => (await s.pg!.$client.query(text)).rows;
 
 const bump = (s: Storage, resource: Parameters<typeof bumpVersion>[1]) =>
@@ -123,9 +129,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("change feed: a bumpVersion through one storage fires the other's watch within 1 s, only for that resource", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url);
+    const { a, b } = await twoInstances();
     const seen: string[] = [];
     b.feed.watch("channels", async () => {
       seen.push("channels");
@@ -150,9 +154,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("a write between the open and a store's watch is still followed (the baseline is read at open)", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url, 100);
+    const { a, b } = await twoInstances(100);
     await bump(a, "guide");
     let reloads = 0;
     b.feed.watch("guide", async () => {
@@ -162,9 +164,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("change feed: one resource's reloads never overlap; a failed reload is retried on the next poll", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url, 100);
+    const { a, b } = await twoInstances(100);
     let active = 0;
     let maxActive = 0;
     let calls = 0;
@@ -193,9 +193,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("change feed: a write's NOTIFY reaches another storage at once, its poll a minute away", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url, 60_000);
+    const { a, b } = await twoInstances(60_000);
     const seen: string[] = [];
     b.feed.watch("api_tokens", async () => {
       seen.push("api_tokens");
@@ -221,9 +219,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("change feed: the listener reconnects after its connection is killed, and catches up on the gap", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url, 60_000);
+    const { a, b } = await twoInstances(60_000);
     let reloads = 0;
     b.feed.watch("playback_keys", async () => {
       reloads += 1;
@@ -259,9 +255,7 @@ describe("PostgreSQL storage (server.database_url)", { skip: POSTGRES_MISSING },
   });
 
   it("catchUp() runs a reload again when the running one may have read before the write", async () => {
-    const url = await freshDatabase();
-    const a = await open(url);
-    const b = await open(url, 100);
+    const { a, b } = await twoInstances(100);
     const starts: number[] = [];
     b.feed.watch("channels", async () => {
       starts.push(Date.now());

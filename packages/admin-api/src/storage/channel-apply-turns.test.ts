@@ -2,40 +2,8 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
 import { createChannelStore } from "../services/channels/channel-store.js";
-import type { StoredChannel } from "../services/channels/stored-channel.js";
 import { describeEachStorage, withStorage } from "../testing/each-storage.js";
-
-function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
-  return {
-    id,
-    title: id,
-    group: "",
-    logo_url: "",
-    epg_id: "",
-    epg_name: "",
-    epg_source: "",
-    ingress: "hls",
-    source_url: `http://127.0.0.1:9/${id}.m3u8`,
-    upstream: "",
-    path: "",
-    headers: {},
-    user_agent: "",
-    on_demand: true,
-    autostart: false,
-    disabled: false,
-    prefer_height: null,
-    preferred_audio_languages: [],
-    sort_order: 0,
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    revision: 1,
-    egress_mode: "auto",
-    egress_profile_id: null,
-    updated_at: 1_767_312_245_123,
-    ...over,
-  };
-}
+import { storedChannel as channel } from "../testing/stored-channel.js";
 
 const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
 const many = (n: number) =>

@@ -4,42 +4,25 @@ import { GatewayError } from "@svc/core/errors";
 import type { StoredChannel } from "../services/channels/stored-channel.js";
 import type { StoredEgressDocument } from "../services/egress/egress-document.js";
 import { describeEachStorage, type OpenedStorage, withStorage } from "../testing/each-storage.js";
+import { storedChannel } from "../testing/stored-channel.js";
 import type { EgressRow } from "./egress/repository.js";
 import type { SettingsRow } from "./settings/repository.js";
 
 /** An epoch-ms time beyond 32 bits (PostgreSQL `bigint`, read back as a number). */
 const T = 1_767_312_245_123;
 
+/** Round-trip values: non-ASCII text, quoting in headers, a list, an epoch-ms past 32 bits. */
 function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
-  return {
-    id,
+  return storedChannel(id, {
     title: `Channel ${id} — ünïcode`,
     group: "News",
-    logo_url: "",
     epg_id: `${id}.example`,
-    epg_name: "",
-    epg_source: "",
-    ingress: "hls",
     source_url: `http://127.0.0.1:9/${id}/index.m3u8`,
-    upstream: "",
-    path: "",
     headers: { Referer: "http://127.0.0.1/", "X-Quote": 'a "b" \\ c' },
-    user_agent: "",
-    on_demand: true,
-    autostart: false,
-    disabled: false,
-    prefer_height: null,
     preferred_audio_languages: ["de", "en"],
-    sort_order: 0,
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    revision: 1,
-    egress_mode: "auto",
-    egress_profile_id: null,
     updated_at: T,
     ...over,
-  };
+  });
 }
 
 const byId = (list: readonly StoredChannel[]) => [...list].sort((a, b) => a.id.localeCompare(b.id));

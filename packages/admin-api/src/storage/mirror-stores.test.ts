@@ -4,10 +4,10 @@ import { parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgressRoutes, createHostAllowlist } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { createChannelStore } from "../services/channels/channel-store.js";
-import type { StoredChannel } from "../services/channels/stored-channel.js";
 import { createEgressStore } from "../services/egress/egress-store.js";
 import { createSettingsStore } from "../services/settings/settings-store.js";
 import { describeEachStorage, withStorage } from "../testing/each-storage.js";
+import { storedChannel as channel } from "../testing/stored-channel.js";
 
 const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
 
@@ -33,38 +33,6 @@ const config = parseConfig(
 const timeouts = { connectMs: 1_000, firstByteMs: 1_000, idleMs: 1_000 };
 const routes = () =>
   createEgressRoutes({ allowlist: createHostAllowlist(["127.0.0.1"]), timeouts });
-
-function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
-  return {
-    id,
-    title: id,
-    group: "",
-    logo_url: "",
-    epg_id: "",
-    epg_name: "",
-    epg_source: "",
-    ingress: "hls",
-    source_url: `http://127.0.0.1:9/${id}.m3u8`,
-    upstream: "",
-    path: "",
-    headers: {},
-    user_agent: "",
-    on_demand: true,
-    autostart: false,
-    disabled: false,
-    prefer_height: null,
-    preferred_audio_languages: [],
-    sort_order: 0,
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    revision: 1,
-    egress_mode: "auto",
-    egress_profile_id: null,
-    updated_at: 1_767_312_245_123,
-    ...over,
-  };
-}
 
 const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
 

@@ -16,13 +16,12 @@ const RETRY_MAX_MS = 5_000;
 export interface ChangeListenerOptions {
   /** Opens a new, unconnected client (the pool's connection string and timeouts). */
   readonly client: () => pg.Client;
-  /** A notification arrived: `resource` moved (or "" when the payload is empty). */
-  readonly onNotify: (resource: string) => void;
   /**
-   * The listener (re)connected: anything written while it was down was not
-   * heard, so the caller reads the versions once (the poll's work, at once).
+   * A notification arrived, or the listener (re)connected (anything written while it
+   * was down was not heard): the caller reads the versions (the poll's work, at once).
+   * The payload (the resource) is not passed on: the versions say what moved.
    */
-  readonly onListening: () => void;
+  readonly onChange: () => void;
   /** One line for an error, without secrets (the password of the URL). */
   readonly describeError?: (err: unknown) => string;
   readonly log?: Logger;
@@ -41,7 +40,7 @@ export interface ChangeListener {
  * from 250 ms to 5 s; one log line when it is lost and one when it is back.
  *
  * @example
- * const listener = createChangeListener({ client: () => new pg.Client(url), onNotify: (r) => feed.kick(r), onListening: () => feed.kick("") });
+ * const listener = createChangeListener({ client: () => new pg.Client(url), onChange: () => feed.notified() });
  * await listener.start();
  */
 export function createChangeListener(o: ChangeListenerOptions): ChangeListener {
@@ -80,7 +79,7 @@ export function createChangeListener(o: ChangeListenerOptions): ChangeListener {
     c.on("error", (err) => dropped(c, err));
     c.on("end", () => dropped(c, new Error("connection ended")));
     c.on("notification", (n) => {
-      if (n.channel === STATE_CHANNEL) o.onNotify(n.payload ?? "");
+      if (n.channel === STATE_CHANNEL) o.onChange();
     });
     try {
       await c.connect();
@@ -93,7 +92,7 @@ export function createChangeListener(o: ChangeListenerOptions): ChangeListener {
     if (lost) o.log?.info("state change listener: listening again");
     lost = false;
     delay = RETRY_FIRST_MS;
-    o.onListening();
+    o.onChange();
   };
 
   return {

@@ -96,8 +96,7 @@ export async function openPostgresStorage(
   // Its own failures are logged and retried; the poll keeps the mirrors in step meanwhile.
   const listener = createChangeListener({
     client: () => new pg.Client({ ...connection, application_name: "svc-gateway-listen" }),
-    onNotify: () => feed.notified(),
-    onListening: () => feed.notified(),
+    onChange: () => feed.notified(),
     describeError: (err) => withoutSecrets(describeDbError(err), url),
     ...(log === undefined ? {} : { log }),
   });
