@@ -1,22 +1,14 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { gunzipSync, gzip, gzipSync } from "node:zlib";
 import { assertError, type FullGateway, startFull } from "../full/full-fixture.js";
-import { startGateway, tempDir } from "../harness/gateway-process.js";
+import { startGateway } from "../harness/gateway-process.js";
 import { requestJson } from "../harness/http-client.js";
 import { authSection } from "../harness/users.js";
+import { assertDtdValid, hlsChannel as ch } from "./guide-checks.js";
 import { type GuideOrigin, startGuideOrigin } from "./guide-origin.js";
 import { alphaGuide, BETA_GUIDE, BILLION_LAUGHS, EXTERNAL_ENTITY } from "./xmltv-fixtures.js";
-
-const DTD = "/usr/share/xmltv/xmltv.dtd";
-
-function ch(id: string, title: string, extra: Record<string, unknown> = {}) {
-  return { id, title, ingress: "hls", source_url: `http://127.0.0.1:9/${id}.m3u8`, ...extra };
-}
 
 /** The guide's channel variants: the table matching must resolve. */
 const CHANNELS = [
@@ -37,15 +29,6 @@ function programmesOf(xml: string, channel: string): string[] {
     "g",
   );
   return [...xml.matchAll(re)].map((m) => `${m[1]} ${m[2] ?? "-"} ${m[3]}`);
-}
-
-function validateDtd(xml: string): void {
-  const file = join(tempDir("svc-epg-"), "epg.xml");
-  writeFileSync(file, xml);
-  const r = spawnSync("xmllint", ["--noout", "--nonet", "--dtdvalid", DTD, file], {
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, `xmllint --dtdvalid failed:\n${r.stderr}`);
 }
 
 describe("guide: sources, refresh, matching and epg.xml", () => {
@@ -91,7 +74,7 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     assert.ok(!r.text.includes("<programme"));
     assert.ok(r.text.includes('<channel id="bbc">'));
     assert.ok(!r.text.includes('<channel id="off">'), "disabled channels are left out");
-    validateDtd(r.text);
+    assertDtdValid(r.text);
     const pl = await fetch(url("/v1/playlist.m3u")).then((x) => x.text());
     assert.ok(!pl.includes("x-tvg-url"), "no x-tvg-url without an active source");
   });
@@ -218,7 +201,7 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     assert.match(st.last_success, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
     const out = await epg();
-    validateDtd(out.text);
+    assertDtdValid(out.text);
     // +0100 and -0500 offsets honoured.
     assert.deepEqual(programmesOf(out.text, "bbc"), [
       "20260101190000 +0000 20260101200000 +0000 News &amp; Weather",
@@ -362,7 +345,7 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     const erste: any = by.get("erste");
     assert.equal(erste.status, "stale");
     assert.equal(erste.match.epg_id, "daserste.de");
-    validateDtd((await epg()).text);
+    assertDtdValid((await epg()).text);
   });
 
   it("refuses billion laughs, external entities and a gzip bomb; the process stays up", async () => {
@@ -397,7 +380,7 @@ describe("guide: sources, refresh, matching and epg.xml", () => {
     });
     assert.deepEqual(health.body, { status: "ok" });
     assert.equal(f.gw.proc.exitCode, null);
-    validateDtd((await epg()).text);
+    assertDtdValid((await epg()).text);
   });
 
   it("routes a source's download by its proxy setting, failing closed on an unknown profile", async () => {

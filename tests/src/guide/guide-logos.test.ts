@@ -5,19 +5,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { assertError, type FullGateway, startFull } from "../full/full-fixture.js";
 import { requestJson } from "../harness/http-client.js";
+import { hlsChannel as ch } from "./guide-checks.js";
 import { GIF_1X1, type GuideOrigin, PNG_1X1, startGuideOrigin } from "./guide-origin.js";
 
 describe("guide: /v1/logo/{id}", () => {
   let origin: GuideOrigin;
   let f: FullGateway;
   const url = (p: string) => `${f.base}${p}`;
-  const ch = (id: string, title: string, extra: Record<string, unknown> = {}) => ({
-    id,
-    title,
-    ingress: "hls",
-    source_url: `http://127.0.0.1:9/${id}.m3u8`,
-    ...extra,
-  });
 
   before(async () => {
     origin = await startGuideOrigin();

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FullGateway } from "../full/full-fixture.js";
 import { startFull } from "../full/full-fixture.js";
-import { tempDir } from "../harness/gateway-process.js";
 import { requestJson } from "../harness/http-client.js";
 import { repoRoot } from "../harness/paths.js";
+import { assertDtdValid, hlsChannel as ch, XMLTV_DTD } from "./guide-checks.js";
 import { type GuideOrigin, startGuideOrigin } from "./guide-origin.js";
 
 /**
@@ -16,7 +16,6 @@ import { type GuideOrigin, startGuideOrigin } from "./guide-origin.js";
  * compared programme by programme (channel, UTC start, stop or none, titles
  * with their lang) with what the source says, worked out by hand below.
  */
-const DTD = "/usr/share/xmltv/xmltv.dtd";
 const fixture = (name: string) => readFileSync(join(repoRoot, "tests", "fixtures", "xmltv", name));
 
 /** Source id → fixture file and time zone. */
@@ -29,13 +28,6 @@ const SOURCES: Record<string, { file: string; timezone?: string }> = {
 };
 
 // Gateway channel ids are RFC 2838-style (`name.domain`), as tv_validate_file wants.
-const ch = (id: string, title: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  title,
-  ingress: "hls",
-  source_url: `http://127.0.0.1:9/${id}.m3u8`,
-  ...extra,
-});
 const CHANNELS = [
   ch("yle1.test", "Yle 1", { epg_id: "yle1.fi", epg_source: "nostop" }),
   ch("mtv3.test", "MTV 3", { epg_id: "mtv3.fi", epg_source: "nostop" }),
@@ -83,13 +75,8 @@ function programmesOf(xml: string, channel: string): string[] {
 }
 
 function validate(xml: string): void {
-  const file = join(tempDir("svc-epg-rw-"), "epg.xml");
-  writeFileSync(file, xml);
-  const lint = spawnSync("xmllint", ["--noout", "--nonet", "--dtdvalid", DTD, file], {
-    encoding: "utf8",
-  });
-  assert.equal(lint.status, 0, `xmllint --dtdvalid failed:\n${lint.stderr}`);
-  const tv = spawnSync("tv_validate_file", ["--dtd-file", DTD, file], { encoding: "utf8" });
+  const file = assertDtdValid(xml);
+  const tv = spawnSync("tv_validate_file", ["--dtd-file", XMLTV_DTD, file], { encoding: "utf8" });
   assert.equal(tv.status, 0, `tv_validate_file failed:\n${tv.stdout}${tv.stderr}`);
 }
 

@@ -1,10 +1,10 @@
-import { piecewiseBody, readJsonBody } from "@svc/core/http";
+import { piecewiseBody, piecewiseStream, readJsonBody } from "@svc/core/http";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { EXPORT_FILE_NAME, exportPlaylist } from "../services/m3u/export.js";
-import { importAnswerStream } from "../services/m3u/import-answer.js";
+import { importAnswerPieces } from "../services/m3u/import-answer.js";
 import { applyPlan, planImportInSlices } from "../services/m3u/import-plan.js";
 
 export const m3uImportBody = v.strictObject({
@@ -23,7 +23,7 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
     // playback shares (issue 30 item 1).
     const plan = await planImportInSlices(body.content, ctx.channels);
     if (body.apply) await applyPlan(plan, ctx.channels, body.revisions);
-    return c.body(importAnswerStream(plan, !body.apply), 200, {
+    return c.body(piecewiseStream(importAnswerPieces(plan, !body.apply)), 200, {
       "Content-Type": "application/json",
     });
   });

@@ -10,7 +10,7 @@ export { errorResponse } from "./error-handler.js";
 export { createHealthRoutes, type Readiness } from "./health-routes.js";
 export { hostAllowed, hostName } from "./host-allowlist.js";
 export { readJsonBody } from "./json-body.js";
-export { piecewiseBody } from "./piecewise-body.js";
+export { piecewiseBody, piecewiseStream } from "./piecewise-body.js";
 export { logRequest, requestIds } from "./request-context.js";
 export { requestHeader } from "./request-header.js";
 export { directResponseHeaderList } from "./security-headers.js";

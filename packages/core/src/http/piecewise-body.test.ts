@@ -3,7 +3,7 @@ import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Hono } from "hono";
-import { piecewiseBody } from "./piecewise-body.js";
+import { piecewiseBody, piecewiseStream } from "./piecewise-body.js";
 import { type RunningServer, startServer } from "./server.js";
 import type { AppEnv } from "./types.js";
 
@@ -59,6 +59,18 @@ describe("piecewiseBody", () => {
     assert.equal(seen.rendered, 656 * 2);
     await reader.cancel();
     assert.equal(seen.ended, true);
+  });
+
+  it("piecewiseStream: a stream even when the answer fits one chunk, the same bytes", async () => {
+    for (const n of [0, 3, 10_000]) {
+      const seen = { rendered: 0, ended: false };
+      const body = piecewiseStream(numbered(n, seen));
+      assert.ok(body instanceof ReadableStream);
+      assert.equal(seen.rendered, 0);
+      const reference = [...numbered(n, { rendered: 0, ended: false })].join("");
+      assert.deepEqual(await bytesOf(body), Buffer.from(reference));
+      assert.equal(seen.ended, true);
+    }
   });
 
   it("keeps multi-byte characters whole across chunks", async () => {

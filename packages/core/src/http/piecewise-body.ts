@@ -24,18 +24,38 @@ export function piecewiseBody(
   pieces: Iterator<string>,
   chunkChars = CHUNK_CHARS,
 ): string | ReadableStream<Uint8Array> {
-  const nextChunk = (): { text: string; done: boolean } => {
-    let text = "";
-    while (text.length < chunkChars) {
-      const r = pieces.next();
-      if (r.done === true) return { text, done: true };
-      text += r.value;
-    }
-    return { text, done: false };
-  };
-  const first = nextChunk();
+  const first = nextChunk(pieces, chunkChars);
   if (first.done) return first.text;
-  let held: string | undefined = first.text;
+  return chunkStream(pieces, chunkChars, first.text);
+}
+
+/**
+ * `piecewiseBody` that is a stream whatever the answer's size, for an answer sent chunked
+ * even when small (the M3U import answer, issue 30 item 1).
+ */
+export function piecewiseStream(
+  pieces: Iterator<string>,
+  chunkChars = CHUNK_CHARS,
+): ReadableStream<Uint8Array> {
+  return chunkStream(pieces, chunkChars, undefined);
+}
+
+function nextChunk(pieces: Iterator<string>, chunkChars: number): { text: string; done: boolean } {
+  let text = "";
+  while (text.length < chunkChars) {
+    const r = pieces.next();
+    if (r.done === true) return { text, done: true };
+    text += r.value;
+  }
+  return { text, done: false };
+}
+
+/** The stream of `held` (already rendered), then of `pieces` one chunk per pull. */
+function chunkStream(
+  pieces: Iterator<string>,
+  chunkChars: number,
+  held: string | undefined,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
@@ -44,7 +64,7 @@ export function piecewiseBody(
           held = undefined;
           return;
         }
-        const chunk = nextChunk();
+        const chunk = nextChunk(pieces, chunkChars);
         if (chunk.text !== "") controller.enqueue(Buffer.from(chunk.text));
         if (chunk.done) controller.close();
       },
