@@ -4,6 +4,7 @@ import {
   createPackagerCounters,
   type PackagerCounters,
 } from "../../dash/scheduler/packager-counters.js";
+import { pause } from "../../dash/scheduler/rendition-pump.js";
 import { PacketReader } from "../../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../../ts/segment-cutter.js";
 import type { Packager, PackagerContext } from "../packager.js";
@@ -128,7 +129,7 @@ export class TsPackager implements Packager {
       attempt = end.locked ? 1 : attempt + 1;
       this.counters.retries += 1;
       this.o.onError(`${end.why}; reconnecting`);
-      await sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
+      await pause(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
     }
   }
 
@@ -215,16 +216,4 @@ export class TsPackager implements Packager {
 
 function originOf(url: string): string {
   return new URL(url).origin;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
