@@ -155,18 +155,13 @@ export class TsPackager implements Packager {
     const stallMs = this.o.stallMs ?? DEFAULT_STALL_MS;
     let stalled = false;
     let locked = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        r.body.destroy();
-      }, stallMs);
-    };
-    arm();
+    const timer = setTimeout(() => {
+      stalled = true;
+      r.body.destroy();
+    }, stallMs);
     try {
       for await (const chunk of r.body as AsyncIterable<Buffer>) {
-        arm();
+        timer.refresh();
         this.counters.bytes_in += chunk.length;
         const got = reader.push(chunk);
         if (!got.ok) return { why: `source is not MPEG-TS: ${got.reason}`, locked };
