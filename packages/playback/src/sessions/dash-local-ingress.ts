@@ -12,6 +12,7 @@ import { alreadySent, whenClosed, writeCorked, writeDirectHead } from "../hls/di
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
 import type { PlaybackStats } from "../playback-stats.js";
+import { bytesOutCounter } from "./bytes-out-counter.js";
 import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
@@ -47,12 +48,7 @@ export interface DashLocalIngressOptions {
  * new piece, are what a played channel paid per request on top of the bytes themselves.
  */
 export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress {
-  const count = (session: RuntimeSession | undefined, bytes: number) => {
-    const p = session?.packager;
-    if (p) p.counters.bytes_out += bytes;
-    const s = o.stats?.();
-    if (s) s.bytesOut += bytes;
-  };
+  const count = bytesOutCounter(o.stats);
 
   const ts = createTsLocalIngress(o);
   return {

@@ -60,7 +60,7 @@ type SegmentOutcome =
   | { kind: "failed"; message: string };
 
 /** Sleep that ends early when the session stops. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const t = setTimeout(done, ms);

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { alreadySent, writeDirectHead } from "../../hls/direct-response.js";
 import type { LocalIngress, PlayRequest } from "../../playback-runtime.js";
 import type { PlaybackStats } from "../../playback-stats.js";
+import { bytesOutCounter } from "../bytes-out-counter.js";
 import { mediaCacheControl } from "../media-cache-control.js";
 import { clientSignal, gone, notReady, waitReady } from "../play-waits.js";
 import { answerPlaylistText } from "../playlist-text-answer.js";
@@ -41,12 +42,7 @@ export interface TsLocalIngressOptions {
  * reason, as soon as the session has found it.
  */
 export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
-  const count = (session: RuntimeSession, bytes: number) => {
-    const p = session.packager;
-    if (p) p.counters.bytes_out += bytes;
-    const s = o.stats?.();
-    if (s) s.bytesOut += bytes;
-  };
+  const count = bytesOutCounter(o.stats);
 
   return {
     async index(c: Context<AppEnv>, req: PlayRequest): Promise<Response> {

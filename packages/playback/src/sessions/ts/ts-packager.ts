@@ -4,6 +4,7 @@ import {
   createPackagerCounters,
   type PackagerCounters,
 } from "../../dash/scheduler/packager-counters.js";
+import { pause } from "../../dash/scheduler/rendition-pump.js";
 import { PacketReader } from "../../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../../ts/segment-cutter.js";
 import type { Packager, PackagerContext } from "../packager.js";
@@ -128,7 +129,7 @@ export class TsPackager implements Packager {
       attempt = end.locked ? 1 : attempt + 1;
       this.counters.retries += 1;
       this.o.onError(`${end.why}; reconnecting`);
-      await sleep(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
+      await pause(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
     }
   }
 
@@ -154,18 +155,13 @@ export class TsPackager implements Packager {
     const stallMs = this.o.stallMs ?? DEFAULT_STALL_MS;
     let stalled = false;
     let locked = false;
-    let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalled = true;
-        r.body.destroy();
-      }, stallMs);
-    };
-    arm();
+    const timer = setTimeout(() => {
+      stalled = true;
+      r.body.destroy();
+    }, stallMs);
     try {
       for await (const chunk of r.body as AsyncIterable<Buffer>) {
-        arm();
+        timer.refresh();
         this.counters.bytes_in += chunk.length;
         const got = reader.push(chunk);
         if (!got.ok) return { why: `source is not MPEG-TS: ${got.reason}`, locked };
@@ -215,16 +211,4 @@ export class TsPackager implements Packager {
 
 function originOf(url: string): string {
   return new URL(url).origin;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
