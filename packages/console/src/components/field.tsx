@@ -74,11 +74,12 @@ export function CheckboxField(p: {
   );
 }
 
-export function SelectField(p: {
+/** A labelled select; `V` narrows the values to a union the API accepts. */
+export function SelectField<V extends string = string>(p: {
   label: string;
-  value: string;
-  onChange: (value: string) => void;
-  options: readonly (string | { value: string; label: string })[];
+  value: V;
+  onChange: (value: V) => void;
+  options: readonly (V | { value: V; label: string })[];
   error?: string | undefined;
   hint?: string;
 }) {
@@ -91,7 +92,7 @@ export function SelectField(p: {
         value={p.value}
         aria-invalid={p.error ? "true" : undefined}
         aria-describedby={p.error ? `${id}-err` : p.hint ? `${id}-hint` : undefined}
-        onChange={(e) => p.onChange((e.currentTarget as HTMLSelectElement).value)}
+        onChange={(e) => p.onChange((e.currentTarget as HTMLSelectElement).value as V)}
       >
         {p.options.map((o) =>
           typeof o === "string" ? (

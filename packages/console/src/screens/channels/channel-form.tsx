@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Upstream } from "../../api/types.js";
+import type { Upstream } from "../../api/wire.js";
 import { CheckboxField, Fieldset, SelectField, TextField } from "../../components/field.js";
 import {
   type ChannelDraft,

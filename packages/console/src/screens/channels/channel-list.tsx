@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Channel } from "../../api/types.js";
+import type { Channel } from "../../api/wire.js";
 
 /**
  * The channel rows. Reorder by dragging a row onto another, or with the

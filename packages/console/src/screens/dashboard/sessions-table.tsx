@@ -1,4 +1,4 @@
-import type { RuntimeSession } from "../../api/types.js";
+import type { RuntimeSession } from "../../api/wire.js";
 import { formatTime } from "../../components/display-values.js";
 
 /**

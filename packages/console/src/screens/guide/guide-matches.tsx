@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideCandidate, GuideMatch } from "../../api/types.js";
+import type { GuideCandidate, GuideMatch } from "../../api/wire.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 import { rewriteOf } from "../channels/channel-draft.js";

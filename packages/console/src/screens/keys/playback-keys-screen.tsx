@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { Channel, IssuedPlaybackKey, PlaybackKey } from "../../api/types.js";
+import type { Channel, IssuedPlaybackKey, PlaybackKey } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { EXPIRY_CHOICES, formatTime } from "../../components/display-values.js";
 import { SelectField, TextField } from "../../components/field.js";

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { AccessRecord, PlaybackKey } from "../../api/types.js";
+import type { AccessRecord, PlaybackKey } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ImportAnswer, ImportEntry } from "../../api/types.js";
+import type { ImportAnswer, ImportEntry } from "../../api/wire.js";
 import { TextAreaField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";

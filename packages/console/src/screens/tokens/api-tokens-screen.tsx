@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ApiToken, IssuedApiToken, Scope } from "../../api/types.js";
+import type { ApiToken, IssuedApiToken, Scope } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { EXPIRY_CHOICES, formatTime } from "../../components/display-values.js";
 import { CheckboxField, Fieldset, SelectField, TextField } from "../../components/field.js";

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { AuditRecord } from "../../api/types.js";
+import type { AuditRecord } from "../../api/wire.js";
 import { formatTime } from "../../components/display-values.js";
 import { ErrorText } from "../../components/notice.js";
 

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ApiToken, Scope } from "../../api/types.js";
+import type { ApiToken, Scope } from "../../api/wire.js";
 import { CheckboxField, Fieldset, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
