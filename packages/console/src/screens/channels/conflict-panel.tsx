@@ -1,6 +1,6 @@
 import { DataTable } from "../../components/data-table.js";
 import { type ChannelDraft, changedFields, FIELD_LABELS, shown } from "./channel-draft.js";
-import type { Conflict } from "./channel-form.js";
+import type { Conflict } from "./use-channel-draft.js";
 
 /**
  * Spec "Concurrency headers": a 409 means someone saved since this form loaded.

@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { Channel, PlaybackKey } from "../../api/wire.js";
 import { CredentialManager } from "../../components/credential-manager.js";
+import { FormField } from "../../components/field.js";
 
 const loadKeys = async () => (await api.playbackKeys.list()).access_tokens;
 
@@ -45,25 +46,27 @@ export function PlaybackKeysScreen() {
         }}
         onCreated={() => setScope([])}
         createFields={
-          <div class="field">
-            <label for="key-scope">Channels (none selected: all channels)</label>
-            <select
-              id="key-scope"
-              multiple
-              size={Math.min(6, Math.max(2, channels.length))}
-              onChange={(e) =>
-                setScope(
-                  [...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value),
-                )
-              }
-            >
-              {channels.map((c) => (
-                <option key={c.id} value={c.id} selected={scope.includes(c.id)}>
-                  {c.title} ({c.id})
-                </option>
-              ))}
-            </select>
-          </div>
+          <FormField
+            label="Channels (none selected: all channels)"
+            control={(aria) => (
+              <select
+                {...aria}
+                multiple
+                size={Math.min(6, Math.max(2, channels.length))}
+                onChange={(e) =>
+                  setScope(
+                    [...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value),
+                  )
+                }
+              >
+                {channels.map((c) => (
+                  <option key={c.id} value={c.id} selected={scope.includes(c.id)}>
+                    {c.title} ({c.id})
+                  </option>
+                ))}
+              </select>
+            )}
+          />
         }
         columns={[
           {

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { ImportAnswer, ImportEntry } from "../../api/wire.js";
 import { type Column, DataTable } from "../../components/data-table.js";
-import { TextAreaField } from "../../components/field.js";
+import { FormField, TextAreaField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 
@@ -52,18 +52,20 @@ export function M3uScreen() {
         }}
       >
         <h2 id="import-title">Import</h2>
-        <div class="field">
-          <label for="m3u-file">Playlist file</label>
-          <input
-            id="m3u-file"
-            type="file"
-            accept=".m3u,.m3u8,audio/x-mpegurl,application/vnd.apple.mpegurl"
-            onChange={async (e) => {
-              const f = (e.currentTarget as HTMLInputElement).files?.[0];
-              if (f) setContent(await f.text());
-            }}
-          />
-        </div>
+        <FormField
+          label="Playlist file"
+          control={(aria) => (
+            <input
+              {...aria}
+              type="file"
+              accept=".m3u,.m3u8,audio/x-mpegurl,application/vnd.apple.mpegurl"
+              onChange={async (e) => {
+                const f = (e.currentTarget as HTMLInputElement).files?.[0];
+                if (f) setContent(await f.text());
+              }}
+            />
+          )}
+        />
         <TextAreaField
           label="Or paste the playlist"
           value={content}
