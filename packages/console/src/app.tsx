@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, session } from "./api/client.js";
-import type { Me } from "./api/types.js";
+import type { Me } from "./api/wire.js";
 import { AppShell } from "./components/app-shell.js";
 import { LoginScreen } from "./screens/login/login-screen.js";
 

@@ -1,4 +1,4 @@
-import type { Me } from "../api/types.js";
+import type { Me } from "../api/wire.js";
 import { AccountScreen } from "../screens/account/account-screen.js";
 import { ChannelsScreen } from "../screens/channels/channels-screen.js";
 import { DashboardScreen } from "../screens/dashboard/dashboard-screen.js";

@@ -1,53 +1,158 @@
 import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
-interface TextFieldProps {
-  label: string;
-  value: string;
-  onInput: (value: string) => void;
-  type?: "text" | "password" | "url" | "number" | "search" | "datetime-local";
+interface FieldText {
+  /** The API's message for this field; shown instead of the hint. */
   error?: string | undefined;
-  hint?: string;
-  required?: boolean;
-  autoComplete?: string;
-  name?: string;
-  readOnly?: boolean;
-  placeholder?: string;
+  hint?: string | undefined;
 }
 
-/** A labelled input; an error or hint is tied to it with aria-describedby. */
-export function TextField(p: TextFieldProps) {
+/** The `aria-describedby` of a control: its error, else its hint. */
+function describedBy(id: string, f: FieldText): string | undefined {
+  return f.error ? `${id}-err` : f.hint ? `${id}-hint` : undefined;
+}
+
+/** The line under a control: the error (`.field-error`) or the hint (`.field-hint`). */
+function FieldNote({ id, error, hint }: FieldText & { id: string }) {
+  if (error)
+    return (
+      <span id={`${id}-err`} class="field-error">
+        {error}
+      </span>
+    );
+  if (hint)
+    return (
+      <span id={`${id}-hint`} class="field-hint">
+        {hint}
+      </span>
+    );
+  return null;
+}
+
+/**
+ * Label, control and error-or-hint, tied together by ids: every field of the
+ * console is one of these. `control` gets the id and the aria attributes.
+ */
+export function FormField(
+  p: FieldText & {
+    label: string;
+    control: (aria: {
+      id: string;
+      "aria-invalid": "true" | undefined;
+      "aria-describedby": string | undefined;
+    }) => ComponentChildren;
+  },
+) {
   const id = useId();
-  const describedBy = p.error ? `${id}-err` : p.hint ? `${id}-hint` : undefined;
   return (
     <div class="field">
       <label for={id}>{p.label}</label>
-      <input
-        id={id}
-        name={p.name}
-        type={p.type ?? "text"}
-        value={p.value}
-        required={p.required}
-        readOnly={p.readOnly}
-        placeholder={p.placeholder}
-        autoComplete={p.autoComplete}
-        aria-invalid={p.error ? "true" : undefined}
-        aria-describedby={describedBy}
-        onInput={(e) => p.onInput((e.currentTarget as HTMLInputElement).value)}
-      />
-      {p.error ? (
-        <span id={`${id}-err`} class="field-error">
-          {p.error}
-        </span>
-      ) : p.hint ? (
-        <span id={`${id}-hint`} class="field-hint">
-          {p.hint}
-        </span>
-      ) : null}
+      {p.control({
+        id,
+        "aria-invalid": p.error ? "true" : undefined,
+        "aria-describedby": describedBy(id, p),
+      })}
+      <FieldNote id={id} error={p.error} hint={p.hint} />
     </div>
   );
 }
 
+/** A labelled input; an error or hint is tied to it with aria-describedby. */
+export function TextField(
+  p: FieldText & {
+    label: string;
+    value: string;
+    onInput: (value: string) => void;
+    type?: "text" | "password" | "url" | "number" | "search" | "datetime-local";
+    required?: boolean;
+    autoComplete?: string;
+    name?: string;
+    readOnly?: boolean;
+    placeholder?: string;
+  },
+) {
+  return (
+    <FormField
+      label={p.label}
+      error={p.error}
+      hint={p.hint}
+      control={(aria) => (
+        <input
+          {...aria}
+          name={p.name}
+          type={p.type ?? "text"}
+          value={p.value}
+          required={p.required}
+          readOnly={p.readOnly}
+          placeholder={p.placeholder}
+          autoComplete={p.autoComplete}
+          onInput={(e) => p.onInput((e.currentTarget as HTMLInputElement).value)}
+        />
+      )}
+    />
+  );
+}
+
+/** A labelled select; `V` narrows the values to a union the API accepts. */
+export function SelectField<V extends string = string>(
+  p: FieldText & {
+    label: string;
+    value: V;
+    onChange: (value: V) => void;
+    options: readonly (V | { value: V; label: string })[];
+  },
+) {
+  return (
+    <FormField
+      label={p.label}
+      error={p.error}
+      hint={p.hint}
+      control={(aria) => (
+        <select
+          {...aria}
+          value={p.value}
+          onChange={(e) => p.onChange((e.currentTarget as HTMLSelectElement).value as V)}
+        >
+          {p.options.map((o) => {
+            const { value, label } = typeof o === "string" ? { value: o, label: o } : o;
+            return (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            );
+          })}
+        </select>
+      )}
+    />
+  );
+}
+
+export function TextAreaField(
+  p: FieldText & {
+    label: string;
+    value: string;
+    onInput: (value: string) => void;
+    rows?: number;
+  },
+) {
+  return (
+    <FormField
+      label={p.label}
+      error={p.error}
+      hint={p.hint}
+      control={(aria) => (
+        <textarea
+          {...aria}
+          rows={p.rows ?? 6}
+          value={p.value}
+          onInput={(e) => p.onInput((e.currentTarget as HTMLTextAreaElement).value)}
+        />
+      )}
+    />
+  );
+}
+
+/** A checkbox with its label after it; a hint is tied to it with aria-describedby. */
 export function CheckboxField(p: {
   label: string;
   checked: boolean;
@@ -61,86 +166,11 @@ export function CheckboxField(p: {
         id={id}
         type="checkbox"
         checked={p.checked}
-        aria-describedby={p.hint ? `${id}-hint` : undefined}
+        aria-describedby={describedBy(id, p)}
         onChange={(e) => p.onChange((e.currentTarget as HTMLInputElement).checked)}
       />
       <label for={id}>{p.label}</label>
-      {p.hint ? (
-        <span id={`${id}-hint`} class="field-hint">
-          {p.hint}
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
-export function SelectField(p: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  options: readonly (string | { value: string; label: string })[];
-  error?: string | undefined;
-  hint?: string;
-}) {
-  const id = useId();
-  return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      <select
-        id={id}
-        value={p.value}
-        aria-invalid={p.error ? "true" : undefined}
-        aria-describedby={p.error ? `${id}-err` : p.hint ? `${id}-hint` : undefined}
-        onChange={(e) => p.onChange((e.currentTarget as HTMLSelectElement).value)}
-      >
-        {p.options.map((o) =>
-          typeof o === "string" ? (
-            <option key={o} value={o}>
-              {o}
-            </option>
-          ) : (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ),
-        )}
-      </select>
-      {p.error ? (
-        <span id={`${id}-err`} class="field-error">
-          {p.error}
-        </span>
-      ) : p.hint ? (
-        <span id={`${id}-hint`} class="field-hint">
-          {p.hint}
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
-export function TextAreaField(p: {
-  label: string;
-  value: string;
-  onInput: (value: string) => void;
-  rows?: number;
-  hint?: string;
-}) {
-  const id = useId();
-  return (
-    <div class="field">
-      <label for={id}>{p.label}</label>
-      <textarea
-        id={id}
-        rows={p.rows ?? 6}
-        value={p.value}
-        aria-describedby={p.hint ? `${id}-hint` : undefined}
-        onInput={(e) => p.onInput((e.currentTarget as HTMLTextAreaElement).value)}
-      />
-      {p.hint ? (
-        <span id={`${id}-hint`} class="field-hint">
-          {p.hint}
-        </span>
-      ) : null}
+      <FieldNote id={id} hint={p.hint} />
     </div>
   );
 }

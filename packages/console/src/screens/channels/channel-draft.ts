@@ -1,5 +1,5 @@
 import { ApiError } from "../../api/api-error.js";
-import type { ChannelDetail, ChannelWrite, EgressMode } from "../../api/types.js";
+import type { ChannelDetail, ChannelWrite, EgressMode } from "../../api/wire.js";
 
 /** One header row of the editor; `secretSet` marks a value the API blanked (stored, not shown). */
 export interface HeaderRow {

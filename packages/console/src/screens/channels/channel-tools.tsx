@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { Channel, ProbeAnswer } from "../../api/types.js";
+import type { Channel, ProbeAnswer } from "../../api/wire.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";

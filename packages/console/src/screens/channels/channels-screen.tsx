@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Channel, Upstream } from "../../api/types.js";
+import type { Channel, Upstream } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";

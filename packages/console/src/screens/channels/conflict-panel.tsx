@@ -1,5 +1,6 @@
+import { DataTable } from "../../components/data-table.js";
 import { type ChannelDraft, changedFields, FIELD_LABELS, shown } from "./channel-draft.js";
-import type { Conflict } from "./channel-form.js";
+import type { Conflict } from "./use-channel-draft.js";
 
 /**
  * Spec "Concurrency headers": a 409 means someone saved since this form loaded.
@@ -24,29 +25,17 @@ export function ConflictPanel(p: {
         Someone saved revision {p.conflict.revision}. Nothing was overwritten. Fields changed by
         them:
       </p>
-      <div class="table-wrap">
-        <table class="table">
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">When you opened it</th>
-              <th scope="col">Now stored</th>
-              <th scope="col">Your edit</th>
-            </tr>
-          </thead>
-          <tbody>
-            {theirs.map((f) => (
-              <tr key={f}>
-                <th scope="row">{FIELD_LABELS[f]}</th>
-                <td>{shown(p.base, f)}</td>
-                <td>{shown(p.conflict.theirs, f)}</td>
-                <td>{mine.includes(f) ? shown(p.mine, f) : "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {theirs.length === 0 ? <p>No field of the form differs (only the revision moved).</p> : null}
+      <DataTable
+        columns={[
+          { header: "Field", cell: (f) => FIELD_LABELS[f], rowHeader: true },
+          { header: "When you opened it", cell: (f) => shown(p.base, f) },
+          { header: "Now stored", cell: (f) => shown(p.conflict.theirs, f) },
+          { header: "Your edit", cell: (f) => (mine.includes(f) ? shown(p.mine, f) : "—") },
+        ]}
+        rows={theirs}
+        rowKey={(f) => f}
+        empty="No field of the form differs (only the revision moved)."
+      />
       <p>Your edits: {mine.length === 0 ? "none" : mine.map((f) => FIELD_LABELS[f]).join(", ")}.</p>
       <div class="row-actions">
         <button type="button" class="btn" onClick={p.onReload}>

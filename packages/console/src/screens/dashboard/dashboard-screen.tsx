@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Status } from "../../api/types.js";
+import type { Status } from "../../api/wire.js";
 import { formatBytes, formatDuration, formatTime } from "../../components/display-values.js";
 import { ErrorText } from "../../components/notice.js";
 import { usePolling } from "../../components/use-polling.js";

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { EgressProxy, EgressTestAnswer } from "../../api/types.js";
+import type { EgressProxy, EgressTest, EgressTestAnswer } from "../../api/wire.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
@@ -20,7 +20,7 @@ const OUTCOMES: Record<string, string> = {
 };
 
 export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
-  const [target, setTarget] = useState("public");
+  const [target, setTarget] = useState<NonNullable<EgressTest["target"]>>("public");
   const [url, setUrl] = useState("");
   const [proxyId, setProxyId] = useState("");
   const [result, setResult] = useState<EgressTestAnswer | null>(null);

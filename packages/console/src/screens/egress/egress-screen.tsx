@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { EgressConfig } from "../../api/types.js";
+import type { EgressConfig } from "../../api/wire.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";

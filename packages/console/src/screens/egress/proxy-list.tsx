@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { EgressProxy } from "../../api/types.js";
+import type { EgressProxy } from "../../api/wire.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 
 /** Proxy profiles: the URL shows scheme and host only; stored credentials are kept unless replaced. */

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { EgressProxy, EgressRule, RuleKind } from "../../api/types.js";
+import type { EgressProxy, EgressRule, RuleKind } from "../../api/wire.js";
 import { SelectField, TextField } from "../../components/field.js";
 
 const KINDS: RuleKind[] = ["host_suffix", "host_exact", "channel_id", "host_regex", "url_regex"];

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideCandidate, GuideMatch } from "../../api/types.js";
+import type { GuideCandidate, GuideMatch } from "../../api/wire.js";
+import { type Column, DataTable } from "../../components/data-table.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 import { rewriteOf } from "../channels/channel-draft.js";
@@ -36,55 +37,43 @@ export function GuideMatches() {
       );
       await reload();
     }, `Guide entry set for ${m.channel_id}.`);
+  const columns: Column<GuideMatch>[] = [
+    { header: "Channel", cell: (m) => m.channel_id },
+    { header: "Status", cell: (m) => m.status },
+    { header: "Current match", cell: (m) => label(m.match) },
+    {
+      header: "Pick a candidate",
+      cell: (m) =>
+        m.candidates.length === 0 ? (
+          "—"
+        ) : (
+          <select
+            aria-label={`Guide candidate for ${m.channel_id}`}
+            onChange={(e) => {
+              const v = (e.currentTarget as HTMLSelectElement).value;
+              if (v !== "") void pick(m, Number(v));
+            }}
+          >
+            <option value="">choose…</option>
+            {m.candidates.map((c, i) => (
+              <option key={i} value={String(i)}>
+                {label(c)}
+              </option>
+            ))}
+          </select>
+        ),
+    },
+  ];
   return (
     <section aria-labelledby="matches-title">
       <h2 id="matches-title">Channel matches</h2>
       <ActionNotice action={action} />
-      {matches.length === 0 ? (
-        <p>No match information yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col">Current match</th>
-                <th scope="col">Pick a candidate</th>
-              </tr>
-            </thead>
-            <tbody>
-              {matches.map((m) => (
-                <tr key={m.channel_id}>
-                  <td>{m.channel_id}</td>
-                  <td>{m.status}</td>
-                  <td>{label(m.match)}</td>
-                  <td>
-                    {m.candidates.length === 0 ? (
-                      "—"
-                    ) : (
-                      <select
-                        aria-label={`Guide candidate for ${m.channel_id}`}
-                        onChange={(e) => {
-                          const v = (e.currentTarget as HTMLSelectElement).value;
-                          if (v !== "") void pick(m, Number(v));
-                        }}
-                      >
-                        <option value="">choose…</option>
-                        {m.candidates.map((c, i) => (
-                          <option key={i} value={String(i)}>
-                            {label(c)}
-                          </option>
-                        ))}
-                      </select>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={columns}
+        rows={matches}
+        rowKey={(m) => m.channel_id}
+        empty="No match information yet."
+      />
     </section>
   );
 }

@@ -1,12 +1,20 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideSourceEntry, GuideSourceWrite, GuideStatus } from "../../api/types.js";
+import type { GuideSourceEntry, GuideSourceWrite, GuideStatus } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 import { GuideMatches } from "./guide-matches.js";
 import { GuideSourceForm } from "./guide-source-form.js";
+
+function SourceState({ status }: { status: GuideStatus | undefined }) {
+  if (status?.error) return <span class="badge badge-bad">{status.error}</span>;
+  if (status?.stale) return <span class="badge badge-warn">stale</span>;
+  if (status?.available) return <span class="badge badge-ok">available</span>;
+  return <>—</>;
+}
 
 /** Guide sources with presets, refresh with per-source status, channel matches (spec "Guide"). */
 export function GuideScreen() {
@@ -31,6 +39,55 @@ export function GuideScreen() {
   }, [reload]);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
+  const columns: Column<GuideSourceEntry>[] = [
+    {
+      header: "Source",
+      cell: (e) => (
+        <>
+          {e.source.name || e.source.id}
+          <span class="muted block">{e.source.url}</span>
+        </>
+      ),
+    },
+    { header: "Enabled", cell: (e) => (e.enabled ? "yes" : "no") },
+    { header: "Last success", cell: (e) => formatTime(statusOf(e.source.id)?.last_success) },
+    {
+      header: "Channels / programmes",
+      cell: (e) => {
+        const st = statusOf(e.source.id);
+        return st ? `${st.channel_count} / ${st.programme_count}` : "—";
+      },
+    },
+    {
+      header: "Status",
+      cell: (e) => <SourceState status={statusOf(e.source.id)} />,
+      cellClass: "wrap",
+    },
+    {
+      header: "Actions",
+      cellClass: "actions-cell",
+      cell: (e) => (
+        <>
+          <button
+            type="button"
+            class="btn btn-small"
+            aria-label={`Edit ${e.source.id}`}
+            onClick={() => setEditing(e)}
+          >
+            Edit
+          </button>
+          <button
+            type="button"
+            class="btn btn-small btn-danger"
+            aria-label={`Delete ${e.source.id}`}
+            onClick={() => setToDelete(e)}
+          >
+            Delete
+          </button>
+        </>
+      ),
+    },
+  ];
   return (
     <section aria-labelledby="guide-title">
       <h1 id="guide-title">Guide</h1>
@@ -71,67 +128,13 @@ export function GuideScreen() {
           onCancel={() => setEditing(null)}
         />
       ) : null}
-      <div class="table-wrap">
-        <table class="table">
-          <caption>Sources</caption>
-          <thead>
-            <tr>
-              <th scope="col">Source</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">Last success</th>
-              <th scope="col">Channels / programmes</th>
-              <th scope="col">Status</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.map((e) => {
-              const st = statusOf(e.source.id);
-              return (
-                <tr key={e.source.id}>
-                  <td>
-                    {e.source.name || e.source.id}
-                    <span class="muted block">{e.source.url}</span>
-                  </td>
-                  <td>{e.enabled ? "yes" : "no"}</td>
-                  <td>{formatTime(st?.last_success)}</td>
-                  <td>{st ? `${st.channel_count} / ${st.programme_count}` : "—"}</td>
-                  <td class="wrap">
-                    {st?.error ? (
-                      <span class="badge badge-bad">{st.error}</span>
-                    ) : st?.stale ? (
-                      <span class="badge badge-warn">stale</span>
-                    ) : st?.available ? (
-                      <span class="badge badge-ok">available</span>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td class="actions-cell">
-                    <button
-                      type="button"
-                      class="btn btn-small"
-                      aria-label={`Edit ${e.source.id}`}
-                      onClick={() => setEditing(e)}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="btn btn-small btn-danger"
-                      aria-label={`Delete ${e.source.id}`}
-                      onClick={() => setToDelete(e)}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      {sources.length === 0 ? <p>No guide source yet.</p> : null}
+      <DataTable
+        caption="Sources"
+        columns={columns}
+        rows={sources}
+        rowKey={(e) => e.source.id}
+        empty="No guide source yet."
+      />
       <GuideMatches />
       <ConfirmDialog
         open={toDelete !== null}

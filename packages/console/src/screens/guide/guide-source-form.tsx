@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideSourceEntry, GuideSourceWrite } from "../../api/types.js";
+import type { GuideSourceEntry, GuideSourceWrite } from "../../api/wire.js";
 import { CheckboxField, SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";

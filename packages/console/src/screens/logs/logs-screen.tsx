@@ -1,11 +1,21 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { AccessRecord, PlaybackKey } from "../../api/types.js";
+import type { AccessRecord, PlaybackKey } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
+
+const COLUMNS: Column<AccessRecord>[] = [
+  { header: "Time", cell: (l) => formatTime(l.created_at) },
+  { header: "Key", cell: (l) => l.token_prefix, cellClass: "mono" },
+  { header: "Path", cell: (l) => l.path, cellClass: "wrap mono" },
+  { header: "Channel", cell: (l) => l.channel_id ?? "—" },
+  { header: "Status", cell: (l) => l.status },
+  { header: "Remote", cell: (l) => l.remote, class: "hide-narrow" },
+];
 
 /** Playback access log (`/v1/admin/access-logs`): filter by key, limit, clear. */
 export function LogsScreen() {
@@ -60,39 +70,14 @@ export function LogsScreen() {
         </div>
       </div>
       <ActionNotice action={action} />
-      {logs.length === 0 ? (
-        <p>No access recorded{tokenId ? " for this key" : ""}.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <caption class="sr-only">Access records</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Key</th>
-                <th scope="col">Path</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="hide-narrow">
-                  Remote
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {logs.map((l) => (
-                <tr key={l.id}>
-                  <td>{formatTime(l.created_at)}</td>
-                  <td class="mono">{l.token_prefix}</td>
-                  <td class="wrap mono">{l.path}</td>
-                  <td>{l.channel_id ?? "—"}</td>
-                  <td>{l.status}</td>
-                  <td class="hide-narrow">{l.remote}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption="Access records"
+        captionHidden
+        columns={COLUMNS}
+        rows={logs}
+        rowKey={(l) => l.id}
+        empty={`No access recorded${tokenId ? " for this key" : ""}.`}
+      />
       <ConfirmDialog
         open={confirmClear}
         title="Clear the access log"

@@ -1,11 +1,19 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ImportAnswer, ImportEntry } from "../../api/types.js";
-import { TextAreaField } from "../../components/field.js";
+import type { ImportAnswer, ImportEntry } from "../../api/wire.js";
+import { type Column, DataTable } from "../../components/data-table.js";
+import { FormField, TextAreaField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 
 const count = (v: number | ImportEntry[]) => (Array.isArray(v) ? v.length : v);
+
+const PREVIEW_COLUMNS: Column<ImportEntry>[] = [
+  { header: "Channel", cell: (e) => e.id ?? "—", cellClass: "mono" },
+  { header: "Title", cell: (e) => e.title ?? "—" },
+  { header: "Action", cell: (e) => e.action ?? e.status ?? "—" },
+  { header: "Note", cell: (e) => e.reason ?? "", cellClass: "wrap" },
+];
 
 /** The revisions a preview saw, sent back on apply so a channel changed since gives 409. */
 function revisionsOf(a: ImportAnswer): Record<string, number> {
@@ -44,18 +52,20 @@ export function M3uScreen() {
         }}
       >
         <h2 id="import-title">Import</h2>
-        <div class="field">
-          <label for="m3u-file">Playlist file</label>
-          <input
-            id="m3u-file"
-            type="file"
-            accept=".m3u,.m3u8,audio/x-mpegurl,application/vnd.apple.mpegurl"
-            onChange={async (e) => {
-              const f = (e.currentTarget as HTMLInputElement).files?.[0];
-              if (f) setContent(await f.text());
-            }}
-          />
-        </div>
+        <FormField
+          label="Playlist file"
+          control={(aria) => (
+            <input
+              {...aria}
+              type="file"
+              accept=".m3u,.m3u8,audio/x-mpegurl,application/vnd.apple.mpegurl"
+              onChange={async (e) => {
+                const f = (e.currentTarget as HTMLInputElement).files?.[0];
+                if (f) setContent(await f.text());
+              }}
+            />
+          )}
+        />
         <TextAreaField
           label="Or paste the playlist"
           value={content}
@@ -78,28 +88,12 @@ export function M3uScreen() {
             {preview.count} entries: {count(preview.created)} to create, {count(preview.updated)} to
             update, {count(preview.skipped)} skipped.
           </p>
-          <div class="table-wrap">
-            <table class="table">
-              <thead>
-                <tr>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Title</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Note</th>
-                </tr>
-              </thead>
-              <tbody>
-                {preview.entries.map((e, i) => (
-                  <tr key={i}>
-                    <td class="mono">{e.id ?? "—"}</td>
-                    <td>{e.title ?? "—"}</td>
-                    <td>{e.action ?? e.status ?? "—"}</td>
-                    <td class="wrap">{e.reason ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            columns={PREVIEW_COLUMNS}
+            rows={preview.entries}
+            rowKey={(_e, i) => i}
+            empty="The playlist has no entry."
+          />
           <button
             type="button"
             class="btn btn-primary"

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Settings } from "../../api/types.js";
+import type { Settings } from "../../api/wire.js";
 import { formatTime } from "../../components/display-values.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";

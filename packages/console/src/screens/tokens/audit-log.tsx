@@ -1,9 +1,27 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { AuditRecord } from "../../api/types.js";
+import type { AuditRecord } from "../../api/wire.js";
+import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
-import { ErrorText } from "../../components/notice.js";
+
+const COLUMNS: Column<AuditRecord>[] = [
+  { header: "Time", cell: (l) => formatTime(l.created_at) },
+  { header: "Token", cell: (l) => l.token_prefix, cellClass: "mono" },
+  { header: "Request", cell: (l) => `${l.method} ${l.path}`, cellClass: "wrap" },
+  { header: "Scope", cell: (l) => l.required_scope ?? "—" },
+  {
+    header: "Decision",
+    cell: (l) => (
+      <span class={l.decision === "allow" ? "badge badge-ok" : "badge badge-bad"}>
+        {l.decision}
+        {l.reason ? `: ${l.reason}` : ""}
+      </span>
+    ),
+  },
+  { header: "Status", cell: (l) => l.status },
+  { header: "Remote", cell: (l) => l.remote, class: "hide-narrow" },
+];
 
 /** The 100 most recent API-token requests, allowed or denied (`GET /v1/admin/api-token-logs`). */
 export function AuditLog() {
@@ -18,47 +36,13 @@ export function AuditLog() {
   return (
     <section aria-labelledby="audit-title">
       <h2 id="audit-title">Token audit log</h2>
-      <ErrorText text={error} />
-      {logs && logs.length === 0 ? <p>No token request recorded yet.</p> : null}
-      {logs && logs.length > 0 ? (
-        <div class="table-wrap">
-          <table class="table">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Token</th>
-                <th scope="col">Request</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Decision</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="hide-narrow">
-                  Remote
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {logs.map((l) => (
-                <tr key={l.id}>
-                  <td>{formatTime(l.created_at)}</td>
-                  <td class="mono">{l.token_prefix}</td>
-                  <td class="wrap">
-                    {l.method} {l.path}
-                  </td>
-                  <td>{l.required_scope ?? "—"}</td>
-                  <td>
-                    <span class={l.decision === "allow" ? "badge badge-ok" : "badge badge-bad"}>
-                      {l.decision}
-                      {l.reason ? `: ${l.reason}` : ""}
-                    </span>
-                  </td>
-                  <td>{l.status}</td>
-                  <td class="hide-narrow">{l.remote}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <DataTable
+        columns={COLUMNS}
+        rows={logs}
+        rowKey={(l) => l.id}
+        error={error}
+        empty="No token request recorded yet."
+      />
     </section>
   );
 }

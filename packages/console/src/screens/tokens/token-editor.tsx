@@ -1,11 +1,10 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ApiToken, Scope } from "../../api/types.js";
-import { CheckboxField, Fieldset, TextField } from "../../components/field.js";
+import type { ApiToken, Scope } from "../../api/wire.js";
+import { Fieldset, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
-
-const ALL_SCOPES: Scope[] = ["read", "write", "delete", "refresh"];
+import { ScopeChecks } from "./scope-checks.js";
 
 /** `PUT /v1/admin/api-tokens/{id}` with the revision it was opened at. */
 export function TokenEditor(p: {
@@ -46,16 +45,7 @@ export function TokenEditor(p: {
         />
       </div>
       <Fieldset legend="Scopes">
-        <div class="checks">
-          {ALL_SCOPES.map((s) => (
-            <CheckboxField
-              key={s}
-              label={s}
-              checked={scopes.includes(s)}
-              onChange={(on) => setScopes(on ? [...scopes, s] : scopes.filter((x) => x !== s))}
-            />
-          ))}
-        </div>
+        <ScopeChecks scopes={scopes} onChange={setScopes} />
       </Fieldset>
       <ActionNotice action={action} />
       <div class="row-actions">

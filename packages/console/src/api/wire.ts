@@ -1,10 +1,29 @@
+import type { BodyOf } from "./request.js";
+
 /**
- * Shapes of the admin API as the console uses them (spec "Resources and their
- * fields", docs/admin-api.md). Kept by hand beside the one client; the OpenAPI
- * document the gateway serves is generated from the server's own schemas.
+ * The wire shapes the console uses. Request bodies come from the types generated
+ * out of the gateway's OpenAPI document (`BodyOf`), so they cannot drift from the
+ * server's valibot schemas. The document carries no answer schemas yet (only
+ * request bodies, parameters and error codes), so the answers the console reads
+ * are declared here (spec "Resources and their fields", docs/admin-api.md); once a
+ * route documents its answer, `request()` checks the client's declared type
+ * against it.
  */
 
-export type Scope = "read" | "write" | "delete" | "refresh";
+export type ChannelWrite = BodyOf<"put", "/v1/admin/channels/{id}">;
+export type EgressMode = NonNullable<ChannelWrite["egress"]>["mode"];
+export type Scope = NonNullable<BodyOf<"post", "/v1/admin/api-tokens">["scopes"]>[number];
+export type EgressRule = BodyOf<"post", "/v1/admin/egress/rules">;
+export type RuleKind = EgressRule["kind"];
+export type SettingsWrite = BodyOf<"put", "/v1/admin/settings">;
+export type EgressTest = BodyOf<"post", "/v1/admin/egress/test">;
+
+/** A stored channel: every field of the write filled in, plus the read-only ones. */
+export type Channel = Required<Omit<ChannelWrite, "egress">> & {
+  revision: number;
+  play_url: string;
+  updated_at: string;
+};
 
 export interface LoginAnswer {
   token: string;
@@ -50,36 +69,6 @@ export interface Status {
   sessions: RuntimeSession[];
 }
 
-export interface Channel {
-  id: string;
-  title: string;
-  group: string;
-  logo_url: string;
-  epg_id: string;
-  epg_name: string;
-  epg_source: string;
-  ingress: "hls" | "dash" | "ts";
-  on_demand: boolean;
-  autostart: boolean;
-  source_url: string;
-  upstream: string;
-  path: string;
-  disabled: boolean;
-  prefer_height: number | null;
-  preferred_audio_languages: string[];
-  sort_order: number;
-  revision: number;
-  play_url: string;
-  headers: Record<string, string>;
-  user_agent: string;
-  max_viewers: number | null;
-  engine: "auto" | "native" | "ffmpeg";
-  keys: Record<string, string>;
-  updated_at: string;
-}
-
-export type EgressMode = "auto" | "direct" | "profile";
-
 export interface EgressBinding {
   mode: EgressMode;
   profile_id?: string | null;
@@ -92,11 +81,6 @@ export interface ChannelDetail {
   revision: number;
   updated_at: string;
 }
-
-/** A channel write: the channel fields minus the read-only ones, plus `egress`. */
-export type ChannelWrite = Omit<Channel, "revision" | "play_url" | "updated_at"> & {
-  egress?: { mode: EgressMode; profile_id?: string | null };
-};
 
 export interface BulkAnswer {
   ok: boolean;
@@ -269,28 +253,15 @@ export interface GuideMatch {
   logo_candidates?: unknown[];
 }
 
-export interface EgressProxy {
+export type EgressProxy = BodyOf<"post", "/v1/admin/egress/proxies"> & {
   id: string;
-  name?: string;
-  url: string;
-  disabled?: boolean;
   credential_configured?: boolean;
   revision?: number;
-}
-
-export type RuleKind = "host_suffix" | "host_exact" | "channel_id" | "host_regex" | "url_regex";
-
-export interface EgressRule {
-  id?: string;
-  kind: RuleKind;
-  pattern: string;
-  /** `direct` or a proxy profile id. */
-  proxy: string;
-}
+};
 
 export interface EgressConfig {
   default: string;
-  playlist_policy: "rewrite" | "passthrough" | "auto";
+  playlist_policy: NonNullable<BodyOf<"put", "/v1/admin/egress">["playlist_policy"]>;
   docker_proxy_host: string;
   proxies: EgressProxy[];
   rules: EgressRule[];
