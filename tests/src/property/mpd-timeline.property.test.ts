@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { expandTimeline } from "@svc/playback/segment-timeline";
 import fc from "fast-check";
-import { expandTimeline } from "../../../packages/playback/dist/dash/manifest/segment-timeline.js";
 import { runs } from "./property-runs.js";
 
 // Property: SegmentTimeline expansion (ISO/IEC 23009-1 5.3.9.6) equals an oracle that walks
