@@ -37,13 +37,13 @@ RUN pnpm install --offline --frozen-lockfile \
 # dependencies only (from the same lockfile and store; native builds are reused).
 RUN mkdir /prod \
  && cp package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc /prod/ \
- && for d in packages/* apps/* tests; do \
+ && for d in packages/* apps/* tests tests/kits; do \
       mkdir -p "/prod/$d" && cp "$d/package.json" "/prod/$d/" \
       && if [ -d "$d/dist" ]; then cp -r "$d/dist" "/prod/$d/"; fi; \
     done \
  && cp -r packages/admin-api/drizzle packages/admin-api/drizzle-pg /prod/packages/admin-api/ \
  && find /prod -name '*.tsbuildinfo' -delete -o -name '*.test.js*' -delete \
- && rm -rf /prod/tests/dist \
+ && rm -rf /prod/tests/dist /prod/tests/kits/dist \
  && cd /prod && pnpm install --prod --offline --frozen-lockfile
 
 FROM ${BASE} AS runtime

@@ -97,6 +97,13 @@ function testPass(name, paths, extraEnv) {
   rmSync(scratch, { recursive: true, force: true });
 }
 
+// An empty selection must not reach `node --test`: given no paths it runs every test
+// file it finds under the working directory, the whole suite.
+if (selected.length === 0) {
+  process.stdout.write(`==> no compiled test file matches TEST_FILTER=${filter}\n`);
+  check(`TEST_FILTER=${filter} selects no test file`, 1);
+  summary();
+}
 testPass("", selected);
 
 // The PostgreSQL pass (issue 15): the black-box suites of the full binary once more,

@@ -199,7 +199,7 @@ export async function composeFull(
   app.route(
     "/",
     createConsoleRoutes({
-      distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/dist/index.html"))),
+      distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/index.html"))),
       openapi: buildOpenApiDocument(info, routeTableFor(config.extensions)),
       publicBaseUrl,
     }),

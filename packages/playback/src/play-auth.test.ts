@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
+import { testSessionTokens } from "@svc/test-kits/playback-fixture";
 import { createPlaybackAuthorizer } from "./play-auth.js";
-import { testSessionTokens } from "./testing/playback-fixture.js";
 
 const tokens = testSessionTokens();
 const account = (authRevision: number): Account => ({

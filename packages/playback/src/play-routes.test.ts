@@ -4,15 +4,15 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, RunningServer } from "@svc/core/http";
-import type { Context } from "hono";
-import { createPlayRoutes } from "./play-routes.js";
-import type { PlayRequest } from "./playback-runtime.js";
 import {
   loopbackEgress,
+  runtimeOptions,
   startTestServer,
   testConfig,
-  testRuntime,
-} from "./testing/playback-fixture.js";
+} from "@svc/test-kits/playback-fixture";
+import type { Context } from "hono";
+import { createPlayRoutes } from "./play-routes.js";
+import { createPlaybackRuntime, type PlayRequest } from "./playback-runtime.js";
 
 // The second mount of the play routes (spec "/p/{token}/play/…") through the
 // ResolveGrant seam, on a real server and a loopback origin, as the admin
@@ -40,12 +40,14 @@ describe("play routes mounted under a path credential", () => {
       { id: "ch1", title: "one", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
       { id: "ch2", title: "two", ingress: "hls", source_url: `${originUrl}/live.m3u8` },
     ]);
-    const runtime = testRuntime(config, {
-      egress,
-      build: "full",
-      signingKey: "route-test-key",
-      publicBaseUrl: "https://gw.example",
-    });
+    const runtime = createPlaybackRuntime(
+      runtimeOptions(config, {
+        egress,
+        build: "full",
+        signingKey: "route-test-key",
+        publicBaseUrl: "https://gw.example",
+      }),
+    );
     gateway = await startTestServer(config, "full", {
       "/p/:key/play": createPlayRoutes(runtime, {
         resolveGrant: async (c) => {
@@ -111,15 +113,17 @@ describe("play routes: sharedCache of a request", () => {
       seen[`${c.req.path}`] = req.sharedCache;
       return c.body(null, 204);
     };
-    const runtime = testRuntime(config, {
-      egress,
-      build: "full",
-      signingKey: "route-test-key",
-      localIngress: {
-        index: async (c, req) => record(c, req),
-        live: async (c, req) => record(c, req),
-      },
-    });
+    const runtime = createPlaybackRuntime(
+      runtimeOptions(config, {
+        egress,
+        build: "full",
+        signingKey: "route-test-key",
+        localIngress: {
+          index: async (c, req) => record(c, req),
+          live: async (c, req) => record(c, req),
+        },
+      }),
+    );
     const grant = (open: boolean | undefined) => async () => ({
       channels: null,
       pathPrefix: "",

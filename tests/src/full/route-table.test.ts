@@ -2,18 +2,16 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
 import { stringify } from "yaml";
 import { tempDir } from "../harness/gateway-process.js";
-import { repoRoot } from "../harness/paths.js";
 import { authSection } from "../harness/users.js";
 
-/** Built modules, imported by path: the test inspects what each build really registers. */
-const load = (rel: string) => import(pathToFileURL(join(repoRoot, rel)).href);
+/** Built modules, through their packages' exports: the test inspects what each build really registers. */
+const load = (specifier: string) => import(specifier);
 
 async function composed(build: "full" | "lite", extensions?: object) {
-  const { parseConfig, readEnvironment } = await load("packages/core/dist/config/index.js");
-  const { createLogger } = await load("packages/core/dist/log.js");
+  const { parseConfig, readEnvironment } = await load("@svc/core/config");
+  const { createLogger } = await load("@svc/core/log");
   const dir = tempDir(`svc-routes-${build}-`);
   const yaml = stringify({
     server: { listen: "127.0.0.1:0", data_dir: join(dir, "data") },
@@ -22,7 +20,7 @@ async function composed(build: "full" | "lite", extensions?: object) {
   });
   const config = parseConfig(yaml, readEnvironment({}), join(dir, "gateway.yaml"));
   const log = createLogger({ level: "silent", build });
-  const mod = await load(`apps/gateway-${build}/dist/app.js`);
+  const mod = await load(`@svc/gateway-${build}/app`);
   const gateway =
     build === "full"
       ? await mod.composeFull({ config, log })
@@ -47,7 +45,7 @@ function registered(
 }
 
 describe("route table", async () => {
-  const { ROUTE_TABLE, normalizeRoutePath } = await load("packages/core/dist/route-table.js");
+  const { ROUTE_TABLE, normalizeRoutePath } = await load("@svc/core/route-table");
   const table: {
     method: string;
     path: string;
@@ -161,10 +159,8 @@ describe("route table", async () => {
   });
 
   it("extensions.ts_output adds stream.ts to the table, the routes and the OpenAPI document of both builds", async () => {
-    const { routeTableFor } = await load("packages/core/dist/route-table.js");
-    const { buildOpenApiDocument } = await load(
-      "packages/admin-api/dist/openapi/openapi-document.js",
-    );
+    const { routeTableFor } = await load("@svc/core/route-table");
+    const { buildOpenApiDocument } = await load("@svc/admin-api/openapi");
     const on: typeof table = routeTableFor({ ts_output: true });
     assert.equal(routeTableFor({ ts_output: false }), ROUTE_TABLE);
     const added = on.slice(table.length).map((r) => [r.method, r.path, r.credential, r.scope]);

@@ -3,9 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // The test-only CENC encryptor of the playback package (docs/cenc.md, "src/cenc/testing"):
 // ffmpeg 5.1 writes broken fragmented CENC, so correct vectors come from this encryptor.
-import { encryptFile } from "../../../packages/playback/dist/cenc/testing/fragment-encryptor.js";
-import { encryptInit } from "../../../packages/playback/dist/cenc/testing/init-encryptor.js";
-import { configFor, RECIPES } from "../../../packages/playback/dist/cenc/testing/vector-configs.js";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { encryptInit } from "@svc/test-kits/cenc/init-encryptor";
+import { configFor, RECIPES } from "@svc/test-kits/cenc/vector-configs";
 
 /**
  * A static DASH presentation (6 s, 1 s segments, H.264 + AAC, SegmentTemplate + timeline)

@@ -5,13 +5,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { contentProtectionXml } from "../../../packages/playback/dist/cenc/testing/clearkey.js";
-import { encryptFile } from "../../../packages/playback/dist/cenc/testing/fragment-encryptor.js";
-import {
-  type EncryptorConfig,
-  encryptInit,
-} from "../../../packages/playback/dist/cenc/testing/init-encryptor.js";
-import { configFor, RECIPES } from "../../../packages/playback/dist/cenc/testing/vector-configs.js";
+import { contentProtectionXml } from "@svc/test-kits/cenc/clearkey";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { type EncryptorConfig, encryptInit } from "@svc/test-kits/cenc/init-encryptor";
+import { configFor, RECIPES } from "@svc/test-kits/cenc/vector-configs";
 
 /** One request the origin answered, for assertions on what the gateway sent upstream. */
 export interface OriginRequest {

@@ -1,6 +1,2 @@
-/**
- * A loopback port nothing listens on: the one implementation lives with the
- * private PostgreSQL server in `@svc/admin-api/testing/` (unit tests there
- * cannot import this package).
- */
-export { freePort } from "@svc/admin-api/testing/free-port";
+/** A loopback port nothing listens on: the one implementation is `@svc/test-kits/free-port`. */
+export { freePort } from "@svc/test-kits/free-port";

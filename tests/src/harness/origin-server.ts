@@ -25,6 +25,8 @@ export interface Origin {
   readonly hits: OriginHit[];
   /** Hits whose path starts with `prefix`. */
   count(prefix: string): number;
+  /** TCP connections accepted so far, whether or not a request followed. */
+  readonly connections: () => number;
   close(): Promise<void>;
 }
 
@@ -55,11 +57,13 @@ export async function startOrigin(
 ): Promise<Origin> {
   const host = options.host ?? "127.0.0.1";
   const hits: OriginHit[] = [];
+  let connections = 0;
   const origin: Origin = {
     url: "",
     port: 0,
     hits,
     count: (prefix) => hits.filter((h) => h.path.startsWith(prefix)).length,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -76,6 +80,9 @@ export async function startOrigin(
     });
     if (options.routes?.(req, res, origin)) return;
     builtIn(req, res, path, options.root, origin);
+  });
+  server.on("connection", () => {
+    connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const port = (server.address() as AddressInfo).port;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createCipheriv } from "node:crypto";
 import { describe, it } from "node:test";
+import { decryptSampleInPlace } from "@svc/playback/sample-decrypt";
 import fc from "fast-check";
-import { decryptSampleInPlace } from "../../../packages/playback/dist/cenc/sample-decrypt.js";
 import { runs } from "./property-runs.js";
 
 // Property: a sample encrypted here with node:crypto, following ISO/IEC 23001-7 as written,

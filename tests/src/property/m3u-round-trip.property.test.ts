@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { parseM3u } from "@svc/admin-api/m3u-parser";
 import type { Channel } from "@svc/core/catalog";
+import { renderChannelPlaylist } from "@svc/playback/channel-playlist";
 import fc from "fast-check";
-import { parseM3u } from "../../../packages/admin-api/dist/services/m3u/m3u-parser.js";
-import { renderChannelPlaylist } from "../../../packages/playback/dist/m3u/channel-playlist.js";
 import { runs } from "./property-runs.js";
 
 // Property: the M3U the gateway writes (exports, `/v1/playlist.m3u`) reads back through the

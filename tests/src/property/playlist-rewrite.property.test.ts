@@ -1,10 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { compilePlaylist, renderPlaylist } from "@svc/playback/playlist-rewriter";
 import fc from "fast-check";
-import {
-  compilePlaylist,
-  renderPlaylist,
-} from "../../../packages/playback/dist/hls/playlist-rewriter.js";
 import { runs } from "./property-runs.js";
 
 // Property: the rewriter replaces every URI a player would fetch (URI lines and the URI

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { createUpstreamSigner } from "@svc/playback/upstream-signer";
 import fc from "fast-check";
-import { createUpstreamSigner } from "../../../packages/playback/dist/hls/upstream-signer.js";
 import { runs } from "./property-runs.js";
 
 // Property: a signed `u/{upstream}?sig=…` reference verifies to its target, and any change

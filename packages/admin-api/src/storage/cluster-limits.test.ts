@@ -6,12 +6,13 @@ import {
   createClusterViewerLeases,
   type LeaseOutcome,
 } from "@svc/playback/play";
+import { createMigratedDatabase, POSTGRES_MISSING } from "@svc/test-kits/private-postgres";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { PgStateDb } from "../db/pg-client.js";
 import * as pgSchema from "../db/schema-pg/index.js";
-import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
 import { createPgRateLimiter } from "./login-windows/postgres.js";
+import { migrateUnderLock } from "./postgres/migrate.js";
 import { createPgViewerSeatStore } from "./viewer-seats/postgres.js";
 
 /**
@@ -41,7 +42,13 @@ after(async () => {
 
 /** A fresh database (the committed migrations applied) and `n` instances on it. */
 async function cluster(n: number): Promise<Instance[]> {
-  const first = await createMigratedDatabase({ max: 4 });
+  const first = await createMigratedDatabase(
+    {
+      migrate: migrateUnderLock,
+      connect: (pool) => drizzle(pool, { schema: pgSchema }) as PgStateDb,
+    },
+    { max: 4 },
+  );
   closers.push(first.close);
   const out: Instance[] = [first];
   for (let i = 1; i < n; i++) {

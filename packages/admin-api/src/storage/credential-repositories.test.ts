@@ -5,9 +5,12 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
+import { createMigratedDatabase, POSTGRES_MISSING } from "@svc/test-kits/private-postgres";
+import { drizzle } from "drizzle-orm/node-postgres";
 import { sha256Hex } from "../credentials/secrets.js";
 import { openStateDatabase } from "../db/client.js";
-import { stateVersions } from "../db/schema-pg/index.js";
+import type { PgStateDb } from "../db/pg-client.js";
+import * as pgSchema from "../db/schema-pg/index.js";
 import { createAccountDirectory } from "../services/accounts/account-directory.js";
 import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
 import {
@@ -24,7 +27,6 @@ import { createAccessLog } from "../services/playback-keys/access-log.js";
 import { checkPlaybackKey } from "../services/playback-keys/authorize-key.js";
 import { createPlaybackKeyStore } from "../services/playback-keys/key-store.js";
 import { deletePlaybackKey, revokePlaybackKey } from "../services/playback-keys/manage.js";
-import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
 import { postgresAccountsRepository } from "./accounts/postgres.js";
 import type { AccountsRepository, CredentialOverride } from "./accounts/repository.js";
 import { sqliteAccountsRepository } from "./accounts/sqlite.js";
@@ -38,6 +40,7 @@ import type {
   PlaybackKeysRepository,
 } from "./playback-keys/repository.js";
 import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
+import { migrateUnderLock } from "./postgres/migrate.js";
 
 /**
  * The repositories of accounts, API tokens (+ audit) and playback keys (+ access log)
@@ -77,14 +80,20 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
     "postgres",
     POSTGRES_MISSING,
     async () => {
-      const { db, close } = await createMigratedDatabase({ max: 4 });
+      const { db, close } = await createMigratedDatabase(
+        {
+          migrate: migrateUnderLock,
+          connect: (pool) => drizzle(pool, { schema: pgSchema }) as PgStateDb,
+        },
+        { max: 4 },
+      );
       return {
         accounts: postgresAccountsRepository(db),
         apiTokens: postgresApiTokensRepository(db),
         playbackKeys: postgresPlaybackKeysRepository(db),
         versions: async () =>
           Object.fromEntries(
-            (await db.select().from(stateVersions)).map((v) => [v.resource, v.version]),
+            (await db.select().from(pgSchema.stateVersions)).map((v) => [v.resource, v.version]),
           ),
         close,
       };

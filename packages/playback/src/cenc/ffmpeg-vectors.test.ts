@@ -5,20 +5,20 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { after, before, describe, it } from "node:test";
-import { listBoxes } from "../mp4/box-reader.js";
-import { inspectInit } from "../mp4/inspect-init.js";
-import { createDecryptStream } from "./decrypt-stream.js";
-import { decryptInit } from "./init-decrypt.js";
-import { decryptSegment } from "./segment-decrypt.js";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { configFor, RECIPES, TEST_KEY, TEST_KID } from "@svc/test-kits/cenc/vector-configs";
 import {
   type ClearSources,
   haveFfmpeg,
   makeClearSources,
   probeCodecTags,
   streamHash,
-} from "./testing/ffmpeg-tools.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
+} from "@svc/test-kits/ffmpeg-tools";
+import { listBoxes } from "../mp4/box-reader.js";
+import { inspectInit } from "../mp4/inspect-init.js";
+import { createDecryptStream } from "./decrypt-stream.js";
+import { decryptInit } from "./init-decrypt.js";
+import { decryptSegment } from "./segment-decrypt.js";
 
 const KEY_HEX = TEST_KEY.toString("hex");
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);

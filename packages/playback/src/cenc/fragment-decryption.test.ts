@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { contentProtectionXml } from "@svc/test-kits/cenc/clearkey";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { encryptInit } from "@svc/test-kits/cenc/init-encryptor";
+import { syntheticFragments, syntheticInit } from "@svc/test-kits/cenc/synthetic-media";
+import { configFor, RECIPES, TEST_KEY, TEST_KID } from "@svc/test-kits/cenc/vector-configs";
 import { parseMpd } from "../dash/manifest/mpd-parser.js";
 import { wholeChunk } from "../dash/segmenter/chunk-assembler.js";
 import { decryptingTransforms } from "./fragment-decryption.js";
-import { contentProtectionXml } from "./testing/clearkey.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { encryptInit } from "./testing/init-encryptor.js";
-import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
 
 const KID = TEST_KID.toString("hex");
 const OTHER = "0123456789abcdef0123456789abcdef";

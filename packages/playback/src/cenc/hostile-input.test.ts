@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { syntheticFragments, syntheticInit } from "@svc/test-kits/cenc/synthetic-media";
+import { configFor, RECIPES, TEST_KEY, TEST_KID } from "@svc/test-kits/cenc/vector-configs";
 import fc from "fast-check";
 import type { Result } from "../mp4/parse-result.js";
 import { DecryptEngine } from "./decrypt-engine.js";
 import { decryptSegment } from "./segment-decrypt.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 const recipe = (name: string) => RECIPES.find((r) => r.name === name)!;

@@ -2,22 +2,26 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, it } from "node:test";
-import fc from "fast-check";
-import { listBoxes } from "../mp4/box-reader.js";
-import { CencStreamError, createDecryptStream } from "./decrypt-stream.js";
-import { keyTableFromHex, kidToUuid } from "./kid.js";
-import { parsePssh } from "./protection-boxes.js";
-import { decryptSegment } from "./segment-decrypt.js";
-import { CLEARKEY_SYSTEM_ID, clearKeyPssh, contentProtectionXml } from "./testing/clearkey.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
+import {
+  CLEARKEY_SYSTEM_ID,
+  clearKeyPssh,
+  contentProtectionXml,
+} from "@svc/test-kits/cenc/clearkey";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { syntheticFragments, syntheticInit } from "@svc/test-kits/cenc/synthetic-media";
 import {
   configFor,
   encryptedSynthetic,
   RECIPES,
   TEST_KEY,
   TEST_KID,
-} from "./testing/vector-configs.js";
+} from "@svc/test-kits/cenc/vector-configs";
+import fc from "fast-check";
+import { listBoxes } from "../mp4/box-reader.js";
+import { CencStreamError, createDecryptStream } from "./decrypt-stream.js";
+import { keyTableFromHex, kidToUuid } from "./kid.js";
+import { parsePssh } from "./protection-boxes.js";
+import { decryptSegment } from "./segment-decrypt.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 

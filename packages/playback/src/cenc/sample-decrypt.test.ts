@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { createCipheriv } from "node:crypto";
 import { describe, it } from "node:test";
+import { layoutFromCuts } from "@svc/test-kits/cenc/nal-subsamples";
+import { encryptSampleReference } from "@svc/test-kits/cenc/reference-cipher";
 import fc from "fast-check";
 import { type CencScheme, decryptSampleInPlace, forEachPatternRun } from "./sample-decrypt.js";
-import { layoutFromCuts } from "./testing/nal-subsamples.js";
-import { encryptSampleReference } from "./testing/reference-cipher.js";
 
 const KEY = Buffer.from("000102030405060708090a0b0c0d0e0f", "hex");
 

@@ -2,11 +2,16 @@ import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, it } from "node:test";
+import {
+  encryptedSynthetic,
+  RECIPES,
+  TEST_KEY,
+  TEST_KID,
+} from "@svc/test-kits/cenc/vector-configs";
 import fc from "fast-check";
 import { DecryptEngine } from "./decrypt-engine.js";
 import { createDecryptStream } from "./decrypt-stream.js";
 import { decryptSegment } from "./segment-decrypt.js";
-import { encryptedSynthetic, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 

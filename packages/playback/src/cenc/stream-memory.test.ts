@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { describe, it } from "node:test";
+import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
+import { syntheticFragments, syntheticInit } from "@svc/test-kits/cenc/synthetic-media";
+import { configFor, RECIPES, TEST_KEY, TEST_KID } from "@svc/test-kits/cenc/vector-configs";
 import { DecryptEngine } from "./decrypt-engine.js";
 import { createDecryptStream } from "./decrypt-stream.js";
-import { encryptFile } from "./testing/fragment-encryptor.js";
-import { syntheticFragments, syntheticInit } from "./testing/synthetic-media.js";
-import { configFor, RECIPES, TEST_KEY, TEST_KID } from "./testing/vector-configs.js";
 
 const KEYS = new Map([[TEST_KID.toString("hex"), TEST_KEY]]);
 // One fragment whose mdat (~1.9 MB) is far larger than any bound below: 300 KB samples.

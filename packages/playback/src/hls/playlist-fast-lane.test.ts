@@ -7,15 +7,16 @@ import { runInNewContext } from "node:vm";
 import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { createBaseApp, type FastLane, type RunningServer, startServer } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import {
+  loopbackEgress,
+  runtimeOptions,
+  testConfig,
+  testSessionTokens,
+} from "@svc/test-kits/playback-fixture";
 import { createPlaybackAuthorizer } from "../play-auth.js";
 import { jwtPlayGrant } from "../play-grant.js";
 import { createPlayRoutes } from "../play-routes.js";
-import {
-  loopbackEgress,
-  testConfig,
-  testRuntime,
-  testSessionTokens,
-} from "../testing/playback-fixture.js";
+import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 
 /**
@@ -91,7 +92,7 @@ for (const build of ["full", "lite"] as const) {
         .then((t) => t.token);
     let viewer: string;
     let narrow: string;
-    let runtime: ReturnType<typeof testRuntime>;
+    let runtime: PlaybackRuntime;
     let src: string;
     /** What the origin answers for the media playlist (a test may move the live edge). */
     let media = MEDIA;
@@ -120,7 +121,9 @@ for (const build of ["full", "lite"] as const) {
         play_require_auth: true,
         cors_origins: ["https://app.example"],
       });
-      runtime = testRuntime(config, { egress, build, signingKey: "fast-lane-test-key" });
+      runtime = createPlaybackRuntime(
+        runtimeOptions(config, { egress, build, signingKey: "fast-lane-test-key" }),
+      );
       const authorizer = createPlaybackAuthorizer({
         requireAuth: true,
         tokens,

@@ -3,8 +3,8 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { PlaybackRuntime } from "../playback-runtime.js";
-import { loopbackEgress, testConfig, testRuntime } from "../testing/playback-fixture.js";
+import { loopbackEgress, runtimeOptions, testConfig } from "@svc/test-kits/playback-fixture";
+import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
 import { renderedPlaylist } from "./rendered-playlists.js";
 
 // Refresh-ahead (issue 13 item 1): when a cached playlist expires, the request that finds
@@ -40,7 +40,9 @@ describe("playlist source: refresh-ahead", () => {
     await new Promise<void>((r) => origin.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(origin.address() as AddressInfo).port}/live.m3u8`;
     const config = testConfig([{ id: "ch", title: "ch", ingress: "hls", source_url: url }]);
-    rt = testRuntime(config, { egress, build: "lite", signingKey: "refresh-ahead-test" });
+    rt = createPlaybackRuntime(
+      runtimeOptions(config, { egress, build: "lite", signingKey: "refresh-ahead-test" }),
+    );
   });
   after(async () => {
     release();

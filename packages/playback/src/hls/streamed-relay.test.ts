@@ -4,14 +4,14 @@ import { createServer, get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { RunningServer } from "@svc/core/http";
-import { createPlayRoutes } from "../play-routes.js";
-import type { PlaybackRuntime } from "../playback-runtime.js";
 import {
   loopbackEgress,
+  runtimeOptions,
   startTestServer,
   testConfig,
-  testRuntime,
-} from "../testing/playback-fixture.js";
+} from "@svc/test-kits/playback-fixture";
+import { createPlayRoutes } from "../play-routes.js";
+import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
 
 // A `u/` segment with `Range` is streamed per request (`pipeBody`): an upstream that dies
 // mid-body cuts the player off and counts one upstream error; a player that goes away
@@ -85,7 +85,9 @@ describe("streamed u/ relay: failures on either side", () => {
       [{ id: "ch", title: "ch", ingress: "hls", source_url: `${src}/live.m3u8` }],
       { play_require_auth: false },
     );
-    rt = testRuntime(config, { egress, build: "lite", signingKey: "relay-test-key" });
+    rt = createPlaybackRuntime(
+      runtimeOptions(config, { egress, build: "lite", signingKey: "relay-test-key" }),
+    );
     gateway = await startTestServer(config, "lite", {
       "/v1/play": createPlayRoutes(rt, {
         resolveGrant: async () => ({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { syntheticFragments, syntheticInit } from "../cenc/testing/synthetic-media.js";
+import { syntheticFragments, syntheticInit } from "@svc/test-kits/cenc/synthetic-media";
 import { writeBox, writeFullBox } from "./box-writer.js";
 import { parseMoof } from "./fragment-parser.js";
 import { parseInit } from "./init-parser.js";

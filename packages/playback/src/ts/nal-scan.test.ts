@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { H264_AUD, H264_IDR, H264_NON_IDR, H264_PPS, H264_SPS } from "@svc/test-kits/ts-builder";
 import { audioCodecOf, avcCodec, hevcCodec, programCodecs } from "./codecs.js";
 import { AccessUnitScanner, unescapeRbsp, type VideoCodec } from "./nal-scan.js";
-import { H264_AUD, H264_IDR, H264_NON_IDR, H264_PPS, H264_SPS } from "./testing/ts-builder.js";
 
 const H265_SPS = [
   0, 0, 0, 1, 0x42, 0x01, 0x01, 0x01, 0x60, 0, 0, 3, 0, 0x90, 0, 0, 3, 0, 0, 3, 0, 0x5d, 0xa0,

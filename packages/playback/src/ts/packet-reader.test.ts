@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { packet } from "@svc/test-kits/ts-builder";
 import { PacketReader } from "./packet-reader.js";
-import { packet } from "./testing/ts-builder.js";
 
 const pkts = (n: number) =>
   Array.from({ length: n }, (_, i) => packet({ pid: 0x100 + i, payload: Buffer.alloc(184, i) }));

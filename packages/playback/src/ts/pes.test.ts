@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { pesHeader } from "@svc/test-kits/ts-builder";
 import { PTS_WRAP, ptsDelta, readPesHeader } from "./pes.js";
-import { pesHeader } from "./testing/ts-builder.js";
 
 describe("readPesHeader", () => {
   const cases: [string, Buffer, unknown][] = [

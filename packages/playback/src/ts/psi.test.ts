@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { patSection, pmtSection, section } from "@svc/test-kits/ts-builder";
 import { crc32Mpeg2, parsePat, parsePmt, SectionAssembler } from "./psi.js";
-import { patSection, pmtSection, section } from "./testing/ts-builder.js";
 
 describe("crc32Mpeg2", () => {
   it("has the CRC-32/MPEG-2 check value", () =>

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { program } from "@svc/test-kits/ts-builder";
 import { PTS_WRAP, readPesHeader } from "./pes.js";
 import { SegmentCutter, type TsSegment } from "./segment-cutter.js";
-import { program } from "./testing/ts-builder.js";
 
 /** PIDs of a segment's packets and the PTS of its first video PES. */
 function shape(seg: TsSegment) {

@@ -6,7 +6,7 @@ import {
   RECIPES,
   TEST_KEY,
   TEST_KID,
-} from "../../cenc/testing/vector-configs.js";
+} from "@svc/test-kits/cenc/vector-configs";
 import { listBoxes } from "../../mp4/box-reader.js";
 import { decryptingRewrite } from "./decrypting-relay.js";
 

@@ -1,5 +1,11 @@
-import { writeFullBox } from "../../mp4/box-writer.js";
-import { kidToUuid } from "../kid.js";
+import { writeFullBox } from "./mp4-boxes.js";
+
+/** KID as `cenc:default_KID` writes it (ISO/IEC 23001-7 §11.2): 8-4-4-4-12 lowercase hex. */
+export function kidToUuid(kid: Buffer | string): string {
+  const h = typeof kid === "string" ? kid.toLowerCase() : kid.toString("hex");
+  if (!/^[0-9a-f]{32}$/.test(h)) throw new TypeError("KID must be 16 bytes");
+  return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join("-");
+}
 
 /** W3C ClearKey system ID (https://w3c.github.io/encrypted-media/format-registry/initdata/cenc.html). */
 export const CLEARKEY_SYSTEM_ID = "1077efecc0b24d02ace33c1e52e2fb4b";

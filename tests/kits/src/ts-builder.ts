@@ -1,6 +1,19 @@
 // Literal transport packets for the unit tests: just enough of a muxer (ISO/IEC 13818-1)
 // to write PAT, PMT and one-packet PES frames with chosen timestamps and flags.
-import { crc32Mpeg2 } from "../psi.js";
+
+/**
+ * CRC-32/MPEG-2 (ISO/IEC 13818-1 Annex A: polynomial 0x04C11DB7, initial value all
+ * ones, no reflection), bit by bit: the reference the gateway's table-driven CRC is
+ * checked against, so a wrong table cannot also write the sections it accepts.
+ */
+function crc32Mpeg2(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte << 24;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x80000000 ? (crc << 1) ^ 0x04c11db7 : crc << 1;
+  }
+  return crc >>> 0;
+}
 
 export interface PacketSpec {
   readonly pid: number;

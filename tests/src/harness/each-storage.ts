@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
+import * as pgSchema from "@svc/admin-api/schema-pg";
+import type { MirroredResource } from "@svc/admin-api/storage/change-feed";
+import { openPostgresStorage } from "@svc/admin-api/storage/postgres/open";
+import { createRepositories, type Repositories } from "@svc/admin-api/storage/repositories";
+import { type Storage, sqliteStorage } from "@svc/admin-api/storage/storage";
+import { createDatabase, POSTGRES_MISSING } from "@svc/test-kits/private-postgres";
 import { eq } from "drizzle-orm";
-import * as pgSchema from "../db/schema-pg/index.js";
-import type { MirroredResource } from "../storage/change-feed.js";
-import { openPostgresStorage } from "../storage/postgres/open.js";
-import { createRepositories, type Repositories } from "../storage/repositories.js";
-import { type Storage, sqliteStorage } from "../storage/storage.js";
-import { createDatabase, POSTGRES_MISSING } from "./private-postgres.js";
 
 /**
  * Test support: runs the same cases over both storage kinds, each test on a fresh

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
+import { createChannelStore } from "@svc/admin-api/channel-store";
+import { createEgressStore } from "@svc/admin-api/egress-store";
+import { createSettingsStore } from "@svc/admin-api/settings-store";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgressRoutes, createHostAllowlist } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import { createChannelStore } from "../services/channels/channel-store.js";
-import { createEgressStore } from "../services/egress/egress-store.js";
-import { createSettingsStore } from "../services/settings/settings-store.js";
-import { describeEachStorage, withStorage } from "../testing/each-storage.js";
-import { storedChannel as channel } from "../testing/stored-channel.js";
+import { describeEachStorage, withStorage } from "../harness/each-storage.js";
+import { storedChannel as channel } from "../harness/stored-channel.js";
 
 const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
 

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
+import type { StoredEgressDocument } from "@svc/admin-api/egress-document";
+import type { EgressRow } from "@svc/admin-api/storage/egress/repository";
+import type { SettingsRow } from "@svc/admin-api/storage/settings/repository";
+import type { StoredChannel } from "@svc/admin-api/stored-channel";
 import { GatewayError } from "@svc/core/errors";
-import type { StoredChannel } from "../services/channels/stored-channel.js";
-import type { StoredEgressDocument } from "../services/egress/egress-document.js";
-import { describeEachStorage, type OpenedStorage, withStorage } from "../testing/each-storage.js";
-import { storedChannel } from "../testing/stored-channel.js";
-import type { EgressRow } from "./egress/repository.js";
-import type { SettingsRow } from "./settings/repository.js";
+import { describeEachStorage, type OpenedStorage, withStorage } from "../harness/each-storage.js";
+import { storedChannel } from "../harness/stored-channel.js";
 
 /** An epoch-ms time beyond 32 bits (PostgreSQL `bigint`, read back as a number). */
 const T = 1_767_312_245_123;

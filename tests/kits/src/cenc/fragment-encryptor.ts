@@ -1,11 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { type BoxHeader, boxesIn, findBox, fullBoxAt, payloadStart } from "../../mp4/box-reader.js";
-import { writeBox, writeFullBox } from "../../mp4/box-writer.js";
-import { parseMoofOrRaise } from "../../mp4/fragment-parser.js";
-import type { InitInfo } from "../../mp4/init-parser.js";
-import { resolveSampleRanges } from "../../mp4/sample-layout.js";
 import { clearKeyPssh } from "./clearkey.js";
 import { type EncryptorConfig, encryptInit, type TrackEncryption } from "./init-encryptor.js";
+import { type Box, childrenOf, firstOf, readBoxes, writeBox, writeFullBox } from "./mp4-boxes.js";
+import { type InitFacts, readMoof } from "./mp4-tracks.js";
 import { nalSubsamples } from "./nal-subsamples.js";
 import { encryptSampleReference } from "./reference-cipher.js";
 
@@ -16,12 +13,12 @@ import { encryptSampleReference } from "./reference-cipher.js";
  * and trun data offsets grow by the moof's growth. Pass `info` when `buf` holds no moov.
  * Throws on malformed input (test-only code).
  */
-export function encryptFile(buf: Buffer, cfg: EncryptorConfig, info?: InitInfo): Buffer {
+export function encryptFile(buf: Buffer, cfg: EncryptorConfig, info?: InitFacts): Buffer {
   let init = info;
   const out: Buffer[] = [];
-  const top = boxesIn(buf, 0, buf.length, "file");
+  const top = readBoxes(buf);
   for (let i = 0; i < top.length; i++) {
-    const box = top[i] as BoxHeader;
+    const box = top[i] as Box;
     if (box.type === "moov") {
       const e = encryptInit(buf.subarray(box.start, box.end), cfg);
       init = e.info;
@@ -29,7 +26,7 @@ export function encryptFile(buf: Buffer, cfg: EncryptorConfig, info?: InitInfo):
     } else if (box.type === "moof") {
       const mdat = top[i + 1];
       if (mdat?.type !== "mdat") throw new Error("moof without an adjacent mdat");
-      if (!init) throw new Error("moof before moov: pass the InitInfo");
+      if (!init) throw new Error("moof before moov: pass the init's info");
       out.push(...encryptFragment(buf, box, mdat, init, cfg));
       i++;
     } else {
@@ -47,38 +44,34 @@ function u32(n: number): Buffer {
 
 function encryptFragment(
   buf: Buffer,
-  moofBox: BoxHeader,
-  mdatBox: BoxHeader,
-  init: InitInfo,
+  moofBox: Box,
+  mdatBox: Box,
+  init: InitFacts,
   cfg: EncryptorConfig,
 ): Buffer[] {
-  const trex = init.tracks.flatMap((t) => (t.trex ? [t.trex] : []));
-  const moof = parseMoofOrRaise(buf, moofBox, trex);
-  const layout = resolveSampleRanges(moof);
-  if (!layout.ok) throw new Error(layout.error.message);
+  const trafs = readMoof(buf, moofBox, init);
   // Work on a copy of moof..mdat so offsets relative to the moof stay valid.
   const region = Buffer.from(buf.subarray(moofBox.start, mdatBox.end));
   const trafBytes: Buffer[] = [];
-  moof.trafs.forEach((traf, ti) => {
+  for (const traf of trafs) {
     const original = buf.subarray(traf.box.start, traf.box.end);
-    const t = cfg.tracks.get(traf.tfhd.trackId);
-    const track = init.tracks.find((x) => x.trackId === traf.tfhd.trackId);
-    const samples = layout.value[ti]?.samples ?? [];
+    const t = cfg.tracks.get(traf.trackId);
+    const track = init.tracks.find((x) => x.trackId === traf.trackId);
+    const samples = traf.samples;
     if (!t || !track) {
       trafBytes.push(original);
-      return;
+      continue;
     }
-    const entry = track.sampleEntries[0];
-    const format = entry?.protection?.originalFormat ?? entry?.type ?? "";
+    const format = track.format;
     const hevc = format === "hvc1" || format === "hev1";
     const aux: Buffer[] = [];
     let anySub = false;
     for (const s of samples) {
       const iv = t.ivSize === 0 ? (t.constantIv as Buffer) : randomBytes(t.ivSize);
       let sub: number[] | null = null;
-      if (t.subsamples && entry?.nalLengthSize) {
+      if (t.subsamples && track.nalLengthSize) {
         sub = nalSubsamples(region.subarray(s.offset, s.offset + s.size), {
-          nalLengthSize: entry.nalLengthSize,
+          nalLengthSize: track.nalLengthSize,
           nalHeaderSize: hevc ? 2 : 1,
           codec: hevc ? "hevc" : "avc",
           clearLeadIn: cfg.scheme === "cbcs" ? 32 : 0,
@@ -100,13 +93,11 @@ function encryptFragment(
     const entries = aux;
     const senc = writeFullBox("senc", 0, sencFlags, u32(samples.length), ...entries);
     const sizes = entries.map((e) => e.length);
-    const kids = boxesIn(buf, payloadStart(traf.box), traf.box.end, "traf").map((b) =>
-      buf.subarray(b.start, b.end),
-    );
+    const kids = childrenOf(buf, traf.box).map((b) => buf.subarray(b.start, b.end));
     // Aux info of zero bytes (constant IV, whole samples) needs no saiz/saio: there is nothing to locate.
     if (sizes.every((x) => x === 0)) {
       trafBytes.push(writeBox("traf", ...kids, senc));
-      return;
+      continue;
     }
     const same = sizes.every((x) => x === sizes[0]);
     const saiz = same
@@ -114,13 +105,13 @@ function encryptFragment(
       : writeFullBox("saiz", 0, 0, Buffer.from([0]), u32(samples.length), Buffer.from(sizes));
     const saio = writeFullBox("saio", 0, 0, u32(1), u32(0));
     trafBytes.push(writeBox("traf", ...kids, saiz, saio, senc));
-  });
-  const moofKids = boxesIn(buf, payloadStart(moofBox), moofBox.end, "moof")
+  }
+  const moofKids = childrenOf(buf, moofBox)
     .filter((b) => b.type !== "traf")
     .map((b) => buf.subarray(b.start, b.end));
   const pssh = cfg.psshInMoof ? [clearKeyPssh([...cfg.tracks.values()].map((t) => t.kid))] : [];
   const newMoof = writeBox("moof", ...moofKids, ...pssh, ...trafBytes);
-  patchOffsets(newMoof, newMoof.length - (moofBox.end - moofBox.start));
+  patchOffsets(newMoof, newMoof.length - (moofBox.end - moofBox.start), init);
   return [newMoof, region.subarray(mdatBox.start - moofBox.start)];
 }
 
@@ -137,23 +128,16 @@ function auxEntry(t: TrackEncryption, iv: Buffer, sub: number[] | null): Buffer 
 }
 
 /** Moves trun data offsets by the moof growth and points each saio at its senc entries. */
-function patchOffsets(moof: Buffer, growth: number): void {
-  const parsed = parseMoofOrRaise(moof, {
-    type: "moof",
-    start: 0,
-    headerSize: 8,
-    end: moof.length,
-  });
-  for (const traf of parsed.trafs) {
-    for (const trun of traf.truns) {
-      if (trun.dataOffset !== undefined && trun.dataOffsetPos !== undefined)
-        moof.writeInt32BE(trun.dataOffset + growth, trun.dataOffsetPos);
-    }
-    const senc = findBox(traf.children, "senc");
-    const saio = findBox(traf.children, "saio");
+function patchOffsets(moof: Buffer, growth: number, init: InitFacts): void {
+  const whole: Box = { type: "moof", start: 0, body: 8, end: moof.length };
+  for (const traf of readMoof(moof, whole, init)) {
+    for (const trun of traf.dataOffsets) moof.writeInt32BE(trun.value + growth, trun.at);
+    const kids = childrenOf(moof, traf.box);
+    const senc = firstOf(kids, "senc");
+    const saio = firstOf(kids, "saio");
     if (!senc || !saio) continue;
-    // senc: header, version/flags, sample_count, then the first entry (ISO/IEC 23001-7 §7.2).
-    const firstEntry = fullBoxAt(moof, senc).bodyStart + 4;
-    moof.writeUInt32BE(firstEntry, fullBoxAt(moof, saio).bodyStart + 4);
+    // senc: header, version/flags, sample_count, then the first entry (ISO/IEC 23001-7 §7.2);
+    // saio: header, version/flags, entry_count, then the offset (ISO/IEC 14496-12 §8.7.9).
+    moof.writeUInt32BE(senc.body + 8, saio.body + 8);
   }
 }

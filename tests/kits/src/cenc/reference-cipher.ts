@@ -1,5 +1,7 @@
 import { createCipheriv } from "node:crypto";
-import type { CencScheme } from "../sample-decrypt.js";
+
+/** The four protection schemes of ISO/IEC 23001-7 §4.2. */
+export type CencScheme = "cenc" | "cens" | "cbc1" | "cbcs";
 
 /** How a test vector sample is protected; mirrors the decryptor's input but is built independently. */
 export interface ReferenceSpec {

@@ -1,5 +1,5 @@
 import { randomFillSync } from "node:crypto";
-import { writeBox, writeFullBox } from "../../mp4/box-writer.js";
+import { writeBox, writeFullBox } from "./mp4-boxes.js";
 
 /** Shape of a synthetic clear CMAF stream. Sample payloads are random bytes. */
 export interface SyntheticSpec {

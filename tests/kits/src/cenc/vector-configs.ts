@@ -1,6 +1,6 @@
-import type { CencScheme } from "../sample-decrypt.js";
 import { encryptFile } from "./fragment-encryptor.js";
 import type { EncryptorConfig, TrackEncryption } from "./init-encryptor.js";
+import type { CencScheme } from "./reference-cipher.js";
 import { syntheticFragments, syntheticInit } from "./synthetic-media.js";
 
 /** Test key material (not secret). */

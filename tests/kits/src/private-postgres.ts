@@ -11,25 +11,21 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import type { PgStateDb } from "../db/pg-client.js";
-import * as pgSchema from "../db/schema-pg/index.js";
-import { migrateUnderLock } from "../storage/postgres/migrate.js";
 import { freePort } from "./free-port.js";
 
 /**
  * Test support, the one private PostgreSQL server of every test that needs one
- * (the repository unit tests here, the black-box suites in tests/ through
- * `@svc/admin-api/testing/private-postgres`). One server per test process,
+ * (the admin-api repository unit tests and the black-box suites in tests/, through
+ * `@svc/test-kits/private-postgres`). One server per test process,
  * started on first use: initdb into a temp dir (as the `postgres` user when
  * running as root: initdb and postgres refuse root), listening only on
  * 127.0.0.1 (a free port) with its unix socket in that dir, password (SCRAM)
  * authentication over TCP so every URL carries a real password. Each
  * {@link createDatabase} makes a fresh database owned by a fresh role, as an
  * operator would (docs/deploy.md "PostgreSQL"); a schema only ever comes from
- * the committed migrations (`drizzle-pg/`), never from DDL written here, so the
- * tests prove the migrations. The server stops and its dir is removed when the
+ * the committed migrations (`drizzle-pg/`, applied by the migrator the caller
+ * passes), never from DDL written here, so the tests prove the migrations. The server stops and its dir is removed when the
  * test process exits, however it exits: a watchdog shell holds the other end of
  * a pipe from this process and shuts the server down when the pipe closes.
  * Never part of the gateway (nothing outside tests imports it).
@@ -91,32 +87,41 @@ export async function createDatabase(): Promise<string | undefined> {
   return `postgres://${name}:${password}@127.0.0.1:${port}/${name}`;
 }
 
-/** A fresh database with the state schema, and one pool on it (one instance's handle). */
-export interface MigratedDatabase {
+/** How a fresh database gets its schema and how the test holds it: the product's own pieces. */
+export interface SchemaSetup<D> {
+  /** Applies the committed migrations on `client`, as the gateway does at boot. */
+  migrate(client: pg.PoolClient): Promise<unknown>;
+  /** The test's handle on the pool, e.g. drizzle with the product's schema. */
+  connect(pool: pg.Pool): D;
+}
+
+/** A fresh database with a schema, and one pool on it (one instance's handle). */
+export interface MigratedDatabase<D> {
   /** The database's URL (its own role and password): for a second pool, a second instance. */
   readonly url: string;
   readonly pool: pg.Pool;
-  /** drizzle on {@link pool}, with the state schema. */
-  readonly db: PgStateDb;
+  /** {@link SchemaSetup.connect} on {@link pool}. */
+  readonly db: D;
   /** Ends the pool (idempotent). */
   close(): Promise<void>;
 }
 
 /**
- * A fresh database ({@link createDatabase}) with the committed migrations
- * applied the way the gateway applies them (`migrateUnderLock`), and a pool on
- * it that never keeps the test process alive. Rejects when the server
- * binaries are absent: a suite that calls it skips with {@link POSTGRES_MISSING}.
+ * A fresh database ({@link createDatabase}) with `setup`'s migrations applied the
+ * way the gateway applies them, and a pool on it that never keeps the test process
+ * alive. Rejects when the server binaries are absent: a suite that calls it skips
+ * with {@link POSTGRES_MISSING}.
  */
-export async function createMigratedDatabase(
+export async function createMigratedDatabase<D>(
+  setup: SchemaSetup<D>,
   options: { readonly max?: number } = {},
-): Promise<MigratedDatabase> {
+): Promise<MigratedDatabase<D>> {
   const url = await createDatabase();
   if (url === undefined) throw new Error(String(POSTGRES_MISSING));
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 8, allowExitOnIdle: true });
   const client = await pool.connect();
   try {
-    await migrateUnderLock(client);
+    await setup.migrate(client);
   } finally {
     client.release();
   }
@@ -124,7 +129,7 @@ export async function createMigratedDatabase(
   return {
     url,
     pool,
-    db: drizzle(pool, { schema: pgSchema }) as PgStateDb,
+    db: setup.connect(pool),
     close() {
       ended ??= pool.end();
       return ended;

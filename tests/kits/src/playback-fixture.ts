@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import { createSessionTokens, type SessionTokens } from "@svc/core/auth";
-import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
+import { type ChannelCatalog, channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import { type GatewayConfig, parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgress, type Egress } from "@svc/core/egress";
 import {
@@ -12,11 +12,6 @@ import {
 } from "@svc/core/http";
 import { createLogger } from "@svc/core/log";
 import type { Hono } from "hono";
-import {
-  createPlaybackRuntime,
-  type LocalIngress,
-  type PlaybackRuntime,
-} from "../playback-runtime.js";
 
 /**
  * The config a playback test runs on: no data dir, a signing key that is never used
@@ -48,18 +43,30 @@ export function loopbackEgress(idleMs = 2_000): Egress {
   });
 }
 
-/** The real playback runtime over `config`'s channels. */
-export function testRuntime(
+/**
+ * What `createPlaybackRuntime` takes to serve `config`'s channels from a static catalog,
+ * e.g. `createPlaybackRuntime(runtimeOptions(config, { egress, build, signingKey }))`.
+ * Only core types here: the kits never import the playback package they help test.
+ */
+export function runtimeOptions<L = never>(
   config: GatewayConfig,
   options: {
     egress: Egress;
     build: Build;
     signingKey: string;
     publicBaseUrl?: string;
-    localIngress?: LocalIngress;
+    localIngress?: L;
   },
-): PlaybackRuntime {
-  return createPlaybackRuntime({
+): {
+  config: GatewayConfig;
+  catalog: ChannelCatalog;
+  egress: Egress;
+  build: Build;
+  signingKey: Buffer;
+  publicBaseUrl: () => string;
+  localIngress?: L;
+} {
+  return {
     config,
     catalog: createStaticCatalog(channelsFromConfig(config.channels), []),
     egress: options.egress,
@@ -67,7 +74,7 @@ export function testRuntime(
     signingKey: Buffer.from(options.signingKey),
     publicBaseUrl: () => options.publicBaseUrl ?? "",
     ...(options.localIngress === undefined ? {} : { localIngress: options.localIngress }),
-  });
+  };
 }
 
 /** The real session-token service on a fresh Ed25519 key (issuer and audience "svc", 1 h). */
