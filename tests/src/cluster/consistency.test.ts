@@ -199,10 +199,10 @@ describe("cluster consistency: read-after-write, revocations within 1 s, session
     const before = await catchUps();
     const t0 = performance.now();
     let sent = 0;
-    // Well-formed API tokens and playback keys that exist nowhere, 20 at a time, for ~1 s.
+    // Well-formed API tokens and playback keys that exist nowhere, 50 at a time, for ~1 s.
     while (performance.now() - t0 < 1_000) {
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, k) =>
+        Array.from({ length: 50 }, (_, k) =>
           k % 2 === 0
             ? requestJson(`${gw.url}/v1/me`, {
                 token: `svc_v1_${randomBytes(24).toString("hex")}`,
