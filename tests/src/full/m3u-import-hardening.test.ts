@@ -314,9 +314,11 @@ describe("M3U import hardening (issue 30)", () => {
 
   // Last in the suite: it leaves ~165,000 channels in the catalog.
   it("a 32 MiB apply writes in slices: /healthz keeps answering, all or nothing", async () => {
+    // Counted before the playlist is built: building it holds this process for seconds on a
+    // loaded machine, and a pooled connection can then meet the gateway's 5 s keep-alive close.
+    const before = await channelCount();
     const { text, entries } = playlistOf(29 * MAX_BODY);
     const apply = JSON.stringify({ content: text, apply: true });
-    const before = await channelCount();
     // The same import as a preview: the apply adds the write of every channel (seconds).
     const preview = await postImport(
       full.base,
