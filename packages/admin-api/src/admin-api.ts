@@ -35,6 +35,7 @@ import { createTokenUsageRecorder } from "./services/api-tokens/usage-recorder.j
 import { createChannelStore } from "./services/channels/channel-store.js";
 import { importConfigChannels } from "./services/channels/import-config.js";
 import { bindingOfChannel } from "./services/channels/stored-channel.js";
+import { createMissCatchUp } from "./services/credential-catch-up.js";
 import { createEgressStore } from "./services/egress/egress-store.js";
 import { createGuideService } from "./services/guide/guide-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
@@ -163,9 +164,21 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     userAgent: options.defaultUserAgent,
     log,
   });
+  const metrics = config.observe.enabled
+    ? createGatewayMetrics({
+        playback: playbackStats,
+        activeSessions: () => sessions.list().length,
+      })
+    : undefined;
   const ctx: AdminContext = {
     config,
     feed: storage.feed,
+    credentialMisses:
+      storage.kind === "postgres"
+        ? createMissCatchUp(() => storage.feed.catchUp(), {
+            onRun: () => metrics?.credentialCatchUp(),
+          })
+        : undefined,
     accounts,
     sessionTokens: options.sessionTokens,
     passwords: options.passwords,
@@ -186,12 +199,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
       onError: lost("access log"),
     }),
     settings,
-    metrics: config.observe.enabled
-      ? createGatewayMetrics({
-          playback: playbackStats,
-          activeSessions: () => sessions.list().length,
-        })
-      : undefined,
+    metrics,
     startedAt: Date.now(),
     playbackStats,
     sessions,
@@ -257,6 +265,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
       tokens: ctx.tokens,
       usage: ctx.usage,
       onDenied: (reason) => ctx.metrics?.tokenDenied(reason),
+      catchUpOnMiss: ctx.credentialMisses,
     }),
   );
   if (ctx.metrics !== undefined) app.route("/", createMetricsRoute(ctx.metrics));

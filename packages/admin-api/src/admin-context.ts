@@ -89,6 +89,11 @@ export interface AdminContext {
   readonly guide: GuideService;
   /** The storage's change feed: writes catch up on other instances' writes first. */
   readonly feed: ChangeFeed;
+  /**
+   * Cluster mode: what the credential gates await on an unknown API token or playback key
+   * before they check it again (read-after-write; `services/credential-catch-up.ts`).
+   */
+  readonly credentialMisses?: () => Promise<void>;
 }
 
 /** The origin generated URLs start with: runtime `public_base_url`, else the request's own. */

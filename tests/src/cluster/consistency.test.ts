@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { after, before, describe, it } from "node:test";
 import { onEveryInstance, type RunningCluster, startCluster } from "../harness/cluster.js";
@@ -150,6 +151,83 @@ describe("cluster consistency: read-after-write, revocations within 1 s, session
         `round ${i}: the new API token is listed on ${writer.url}`,
       );
     }
+  });
+
+  it("read-after-write for credentials: an API token and a playback key created on one instance work at once on the others", async () => {
+    for (let i = 0; i < 6; i += 1) {
+      const writer = gateways[i % 3]!;
+      const token = await requestJson(`${writer.url}/v1/admin/api-tokens`, {
+        token: admin,
+        body: { name: `fresh-${i}`, scopes: ["read"] },
+      });
+      assert.equal(token.status, 201, token.text);
+      // No wait: used on both other instances as soon as the write's answer arrived.
+      await Promise.all(
+        others(i % 3).map(async (gw) => {
+          const me = await requestJson(`${gw.url}/v1/me`, { token: token.body.token as string });
+          assert.equal(me.status, 200, `round ${i}, ${gw.url}: ${me.text}`);
+          assert.deepEqual(
+            { username: me.body.username, credential: me.body.credential, scopes: me.body.scopes },
+            { username: `fresh-${i}`, credential: "api_token", scopes: ["read"] },
+          );
+        }),
+      );
+      const key = await requestJson(`${writer.url}/v1/admin/access-tokens`, {
+        token: admin,
+        body: { name: `fresh-key-${i}` },
+      });
+      assert.equal(key.status, 201, key.text);
+      await Promise.all(
+        others(i % 3).map(async (gw) => {
+          const playlist = await requestJson(`${gw.url}/p/${key.body.token}/playlist.m3u`);
+          assert.equal(playlist.status, 200, `round ${i}, ${gw.url}: ${playlist.text}`);
+          // The key's playlist (its channels are whatever earlier tests created).
+          assert.match(playlist.text, /^#EXTM3U/);
+        }),
+      );
+    }
+  });
+
+  it("a flood of unknown credentials starts at most one catch-up per 100 ms on an instance", async () => {
+    const gw = gateways[1]!;
+    const catchUps = async () => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      const m = /^svc_credential_catchups_total (\d+)$/m.exec(text);
+      assert.ok(m !== null, "no svc_credential_catchups_total in /metrics");
+      return Number(m[1]);
+    };
+    const before = await catchUps();
+    const t0 = performance.now();
+    let sent = 0;
+    // Well-formed API tokens and playback keys that exist nowhere, 50 at a time, for ~1 s.
+    while (performance.now() - t0 < 1_000) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, k) =>
+          k % 2 === 0
+            ? requestJson(`${gw.url}/v1/me`, {
+                token: `svc_v1_${randomBytes(24).toString("hex")}`,
+              })
+            : requestJson(`${gw.url}/p/v1${randomBytes(63).toString("hex")}/playlist.m3u`),
+        ),
+      );
+      for (const a of answers) {
+        assert.equal(a.status, 401, a.text);
+        assert.equal(a.body.error.code, "unauthorized");
+      }
+      sent += answers.length;
+    }
+    const elapsed = performance.now() - t0;
+    const ran = (await catchUps()) - before;
+    process.stdout.write(
+      `# ${sent} unknown credentials in ${elapsed.toFixed(0)} ms: ${ran} catch-ups with the database\n`,
+    );
+    // Each miss waits for a catch-up that starts after it arrived, and starts are 100 ms apart
+    // at least: every miss was checked against the database, at a bounded cost.
+    assert.ok(ran >= 1, "no catch-up for an unknown credential");
+    assert.ok(
+      ran <= Math.floor(elapsed / 100) + 1,
+      `${ran} catch-ups for ${sent} misses in ${elapsed.toFixed(0)} ms`,
+    );
   });
 
   type Answer = Awaited<ReturnType<typeof requestJson>>;

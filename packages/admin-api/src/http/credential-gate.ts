@@ -5,7 +5,7 @@ import { clientAddress } from "@svc/core/http";
 import type { RouteMatcher, RouteSpec } from "@svc/core/route-table";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AdminEnv } from "../env.js";
-import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
+import { authenticateApiTokenFresh } from "../services/api-tokens/authenticate.js";
 import { type DenialReason, decideTokenAccess } from "../services/api-tokens/decide-access.js";
 import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
@@ -17,6 +17,11 @@ export interface CredentialGateDeps {
   readonly tokens: ApiTokenStore;
   readonly usage: TokenUsageRecorder;
   readonly onDenied?: (reason: DenialReason) => void;
+  /**
+   * Cluster mode: brings the credential mirrors up to the database after a miss, so a token
+   * created on another instance is known here on its first use (`credential-catch-up.ts`).
+   */
+  readonly catchUpOnMiss?: () => Promise<void>;
 }
 
 const MANAGED = new Set(["reader", "admin", "session"]);
@@ -68,7 +73,7 @@ async function tokenRequest(
   bearer: string,
   spec: RouteSpec | undefined,
 ): Promise<void> {
-  const check = authenticateApiToken(deps.tokens, bearer);
+  const check = await authenticateApiTokenFresh(deps.tokens, bearer, deps.catchUpOnMiss);
   const base = {
     tokenId: check.token?.id ?? "",
     tokenPrefix: check.token?.tokenPrefix ?? "",

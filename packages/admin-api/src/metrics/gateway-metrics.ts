@@ -20,6 +20,8 @@ export interface GatewayMetrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
   loginFailed(): void;
   tokenDenied(reason: string): void;
+  /** One catch-up with the database started by an unknown credential (cluster mode). */
+  credentialCatchUp(): void;
 }
 
 /**
@@ -91,6 +93,11 @@ export function createGatewayMetrics(sources: {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  const catchUps = new Counter({
+    name: "svc_credential_catchups_total",
+    help: "Catch-ups with the database started by an unknown API token or playback key (cluster mode; at most one per 100 ms)",
+    registers: [registry],
+  });
   // Counters mirrored from the playback module's own totals at scrape time.
   const fromPlayback = (name: string, help: string, pick: (s: PlaybackStats) => number) => {
     let seen = 0;
@@ -148,5 +155,6 @@ export function createGatewayMetrics(sources: {
     },
     loginFailed: () => logins.inc(),
     tokenDenied: (reason) => denials.inc({ reason }),
+    credentialCatchUp: () => catchUps.inc(),
   };
 }

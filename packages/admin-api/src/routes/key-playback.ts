@@ -9,7 +9,7 @@ import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import {
   assertKeyCoversChannel,
-  checkPlaybackKey,
+  checkPlaybackKeyFresh,
   unauthorizedKey,
 } from "../services/playback-keys/authorize-key.js";
 
@@ -40,7 +40,7 @@ export function playbackKeyGate(ctx: AdminContext): MiddlewareHandler<AdminEnv> 
   return async (c, next) => {
     const parts = keyPathParts(c.req.path);
     if (parts === undefined) throw new GatewayError("not_found", "not found");
-    const check = checkPlaybackKey(ctx.keys, parts.key);
+    const check = await checkPlaybackKeyFresh(ctx.keys, parts.key, ctx.credentialMisses);
     const record = (status: number) => {
       if (check.key === undefined) return;
       ctx.accessLog.record({

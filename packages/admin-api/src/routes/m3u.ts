@@ -1,4 +1,4 @@
-import { piecewiseBody, piecewiseStream, readJsonBody } from "@svc/core/http";
+import { piecewiseBody, piecewiseStream, readJsonBodyWithPieces } from "@svc/core/http";
 import { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, requestBase } from "../admin-context.js";
@@ -18,10 +18,10 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
 
   app.post("/v1/admin/import/m3u", async (c) => {
-    const body = await readJsonBody(c, m3uImportBody);
-    // In slices, answered as a stream: a 32 MiB playlist never holds the event loop that
-    // playback shares (issue 30 item 1).
-    const plan = await planImportInSlices(body.content, ctx.channels);
+    // `content` as the pieces it was decoded in, read in slices, answered as a stream: a
+    // 32 MiB playlist never holds the event loop that playback shares (issue 30 item 1).
+    const body = await readJsonBodyWithPieces(c, m3uImportBody, "content");
+    const plan = await planImportInSlices(body.content.pieces, ctx.channels);
     if (body.apply) await applyPlan(plan, ctx.channels, body.revisions);
     return c.body(piecewiseStream(importAnswerPieces(plan, !body.apply)), 200, {
       "Content-Type": "application/json",

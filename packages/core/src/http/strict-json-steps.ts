@@ -1,4 +1,24 @@
 import type { StrictJson } from "./strict-json.js";
+import { TextCursor } from "./text-cursor.js";
+
+/**
+ * A JSON string value handed on as the pieces it was decoded in (each up to 64 Ki characters,
+ * never splitting a surrogate pair), not joined: joining the `content` of a 32 MiB import
+ * into one string held the event loop for 0.1-0.15 s (issue 30 item 1).
+ */
+export class TextPieces {
+  constructor(readonly pieces: readonly string[]) {}
+}
+
+export interface StrictJsonStepsOptions {
+  /** Members of the top-level object whose string value comes back as {@link TextPieces}. */
+  readonly pieceMembers?: ReadonlySet<string>;
+}
+
+/** Longest member name: a name is hashed whole (one synchronous pass), a value need not be. */
+export const MAX_NAME_CHARS = 65_536;
+/** Longest number (RFC 8259 9 lets a parser limit the range and precision of numbers). */
+export const MAX_NUMBER_CHARS = 1_024;
 
 /**
  * The checks of {@link parseStrictJson} (no key twice in an object, no lone surrogate, RFC 8259
@@ -6,62 +26,65 @@ import type { StrictJson } from "./strict-json.js";
  * parse in one turn of the event loop: `JSON.parse` of a 32 MiB import body held it for
  * 300 ms, the checks after it as long again (issue 30 item 1). Driven by `runInSlices`.
  * Iterative, with its own stack: no nesting depth overflows it.
+ *
+ * The text comes as a string or as pieces (the body decoded chunk by chunk): the parser holds
+ * a window of about two pieces and never the whole text. A long string value is built as a
+ * rope (`+`, no copy) or, for a top-level member named in `pieceMembers`, handed on as
+ * {@link TextPieces}, so no step is proportional to the whole body.
  */
-export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
-  const n = text.length;
+export function* strictJsonSteps(
+  text: string | Iterator<string>,
+  options: StrictJsonStepsOptions = {},
+): Generator<void, StrictJson> {
+  const cur = new TextCursor(typeof text === "string" ? [text][Symbol.iterator]() : text);
+  const pieceMembers = options.pieceMembers ?? new Set<string>();
   const stack: Frame[] = [];
-  let i = skipSpace(text, 0);
+  yield* skipSpace(cur);
   let work = 0;
   for (;;) {
-    // Expecting a value at i.
+    // Expecting a value at cur.i.
     let value: unknown;
-    const c = text.charCodeAt(i);
+    cur.need(1);
+    const c = cur.code();
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      i = skipSpace(text, i + 1);
+      cur.i++;
+      yield* skipSpace(cur);
       const frame: Frame =
         c === 0x7b
           ? { object: {}, keys: new Set(), key: "" }
           : { array: [] as unknown[], keys: undefined, key: "" };
       const close = c === 0x7b ? 0x7d : 0x5d;
-      if (text.charCodeAt(i) === close) {
-        i++;
+      cur.need(1);
+      if (cur.code() === close) {
+        cur.i++;
         value = frame.object ?? frame.array;
       } else {
         stack.push(frame);
-        const at = yield* enterMember(text, i, frame);
-        if (typeof at !== "number") return at;
-        i = at;
+        const failed = yield* enterMember(cur, frame);
+        if (failed !== undefined) return failed;
         continue;
       }
     } else if (c === 0x22 /* " */) {
-      const s = yield* stringAt(text, i);
+      const s = yield* stringAt(cur);
       if (s === LONE) return loneSurrogate;
       if (s === undefined) return invalid;
-      value = s.value;
-      i = s.end;
+      const frame = stack.at(-1);
+      value =
+        stack.length === 1 && frame?.object !== undefined && pieceMembers.has(frame.key)
+          ? new TextPieces(s)
+          : rope(s);
     } else {
-      NUMBER.lastIndex = i;
-      const m = NUMBER.exec(text);
-      if (m !== null) {
-        value = Number(m[0]);
-        i += m[0].length;
-      } else if (text.startsWith("true", i)) {
-        value = true;
-        i += 4;
-      } else if (text.startsWith("false", i)) {
-        value = false;
-        i += 5;
-      } else if (text.startsWith("null", i)) {
-        value = null;
-        i += 4;
-      } else return invalid;
+      const scalar = scalarAt(cur);
+      if (scalar === BAD) return invalid;
+      if (scalar === LONG) return longNumber;
+      value = scalar;
     }
     // A value is complete: store it in its container and close what it completes.
     for (;;) {
       if (++work % 1024 === 0) yield;
-      i = skipSpace(text, i);
+      yield* skipSpace(cur);
       const frame = stack.at(-1);
-      if (frame === undefined) return i === n ? { ok: true, value } : invalid;
+      if (frame === undefined) return cur.need(1) ? invalid : { ok: true, value };
       if (frame.array !== undefined) frame.array.push(value);
       else if (frame.key === "__proto__")
         // JSON.parse makes `__proto__` a plain own member; assignment would set the prototype.
@@ -72,17 +95,19 @@ export function* strictJsonSteps(text: string): Generator<void, StrictJson> {
           configurable: true,
         });
       else frame.object[frame.key] = value;
-      const next = text.charCodeAt(i);
+      cur.need(1);
+      const next = cur.code();
       if (next === 0x2c /* , */) {
-        const at = yield* enterMember(text, skipSpace(text, i + 1), frame);
-        if (typeof at !== "number") return at;
-        i = at;
+        cur.i++;
+        yield* skipSpace(cur);
+        const failed = yield* enterMember(cur, frame);
+        if (failed !== undefined) return failed;
         break;
       }
       if (next !== (frame.array !== undefined ? 0x5d : 0x7d)) return invalid;
       stack.pop();
       value = frame.object ?? frame.array;
-      i++;
+      cur.i++;
     }
   }
 }
@@ -93,6 +118,7 @@ type Frame =
 
 const LONE = Symbol("lone surrogate");
 const BAD = Symbol("not JSON");
+const LONG = Symbol("number too long");
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const LONE_SURROGATE = /\p{Cs}/u;
 const invalid: StrictJson = { ok: false, message: "request body is not valid JSON" };
@@ -100,66 +126,110 @@ const loneSurrogate: StrictJson = {
   ok: false,
   message: "request body holds a lone UTF-16 surrogate",
 };
+const longNumber: StrictJson = {
+  ok: false,
+  message: `request body holds a number longer than ${MAX_NUMBER_CHARS} characters`,
+};
+const longName: StrictJson = {
+  ok: false,
+  message: `request body holds a member name longer than ${MAX_NAME_CHARS} characters`,
+};
 const keyTwice = (name: string): StrictJson => ({
   ok: false,
   message: `request body names the key ${JSON.stringify(name)} twice`,
 });
 
+/** The pieces as one string: a rope of them (each `+` links, copies nothing). */
+function rope(pieces: readonly string[]): string {
+  let s = "";
+  for (const piece of pieces) s += piece;
+  return s;
+}
+
 /** RFC 8259 2: space, tab, line feed, carriage return. */
 const SPACE = /[ \t\n\r]*/y;
 
-function skipSpace(text: string, from: number): number {
-  SPACE.lastIndex = from;
-  SPACE.test(text);
-  return SPACE.lastIndex;
-}
-
-/**
- * An object frame's next member name at i, kept as the frame's key: the position after its
- * colon, or the failure. An array frame has no names: i itself.
- */
-function* enterMember(text: string, i: number, frame: Frame): Generator<void, number | StrictJson> {
-  if (frame.keys === undefined) return i;
-  const key = yield* memberName(text, i, frame.keys);
-  if (key === BAD) return invalid;
-  if (key === LONE) return loneSurrogate;
-  if ("twice" in key) return keyTwice(key.twice);
-  frame.key = key.name;
-  return key.end;
-}
-
-/** `"name" :` at i, new in its object; the position after the colon. */
-function* memberName(
-  text: string,
-  i: number,
-  keys: Set<string>,
-): Generator<void, { name: string; end: number } | { twice: string } | typeof LONE | typeof BAD> {
-  const s = text.charCodeAt(i) === 0x22 ? yield* stringAt(text, i) : undefined;
-  if (s === LONE) return LONE;
-  if (s === undefined) return BAD;
-  const colon = skipSpace(text, s.end);
-  if (text.charCodeAt(colon) !== 0x3a) return BAD;
-  if (keys.has(s.value)) return { twice: s.value };
-  keys.add(s.value);
-  return { name: s.value, end: skipSpace(text, colon + 1) };
-}
-
-/**
- * The JSON string starting at the quote at i; undefined when malformed, LONE when it holds a
- * lone surrogate. It is cut into segments of up to 64 Ki characters, never inside an escape,
- * and each segment is decoded by `JSON.parse` (which also refuses raw control characters and
- * bad escapes), one step each: few large pieces, not one per escape, so the garbage of a
- * 32 MiB playlist's half million escaped line ends does not make a long collector pause.
- */
-function* stringAt(
-  text: string,
-  i: number,
-): Generator<void, { value: string; end: number } | undefined | typeof LONE> {
-  const pieces: string[] = [];
-  let j = i + 1;
+/** Past white space, a piece per step (a run of it can be megabytes). */
+function* skipSpace(cur: TextCursor): Generator<void, void> {
   for (;;) {
-    // The segment ends at the closing quote, or at the first escape boundary past 64 Ki.
-    const limit = Math.min(j + 65_536, text.length);
+    SPACE.lastIndex = cur.i;
+    SPACE.test(cur.buf);
+    cur.i = SPACE.lastIndex;
+    if (cur.i < cur.buf.length || !cur.need(1)) return;
+    yield;
+  }
+}
+
+/** A number, `true`, `false` or `null` at cur.i (consumed), or why not. */
+function scalarAt(cur: TextCursor): unknown {
+  // The longest number allowed and one character more, so that its end is seen.
+  cur.need(MAX_NUMBER_CHARS + 1);
+  NUMBER.lastIndex = cur.i;
+  const m = NUMBER.exec(cur.buf);
+  if (m !== null) {
+    if (m[0].length > MAX_NUMBER_CHARS) return LONG;
+    cur.i += m[0].length;
+    return Number(m[0]);
+  }
+  for (const [word, value] of WORDS) {
+    if (cur.buf.startsWith(word, cur.i)) {
+      cur.i += word.length;
+      return value;
+    }
+  }
+  return BAD;
+}
+
+const WORDS = [
+  ["true", true],
+  ["false", false],
+  ["null", null],
+] as const;
+
+/**
+ * An object frame's next member name at cur.i, kept as the frame's key, with cur.i after its
+ * colon; the failure when there is none. An array frame has no names.
+ */
+function* enterMember(cur: TextCursor, frame: Frame): Generator<void, StrictJson | undefined> {
+  if (frame.keys === undefined) return undefined;
+  cur.need(1);
+  const s = cur.code() === 0x22 ? yield* stringAt(cur) : undefined;
+  if (s === LONE) return loneSurrogate;
+  if (s === undefined) return invalid;
+  if (s.reduce((n, piece) => n + piece.length, 0) > MAX_NAME_CHARS) return longName;
+  const name = s.join("");
+  yield* skipSpace(cur);
+  cur.need(1);
+  if (cur.code() !== 0x3a) return invalid;
+  cur.i++;
+  if (frame.keys.has(name)) return keyTwice(name);
+  frame.keys.add(name);
+  frame.key = name;
+  yield* skipSpace(cur);
+  return undefined;
+}
+
+/**
+ * The JSON string starting at the quote at cur.i, as its decoded pieces; undefined when
+ * malformed, LONE when it holds a lone surrogate. It is cut into segments of up to 64 Ki
+ * characters, never inside an escape, and each segment is decoded by `JSON.parse` (which
+ * also refuses raw control characters and bad escapes), one step each: few large pieces, not
+ * one per escape, so the garbage of a 32 MiB playlist's half million escaped line ends does
+ * not make a long collector pause. A high surrogate that ends a segment is carried to the
+ * next one, so every piece is checked for lone surrogates on its own and no piece splits a
+ * pair (two escapes, or a raw and an escaped half).
+ */
+function* stringAt(cur: TextCursor): Generator<void, string[] | undefined | typeof LONE> {
+  const pieces: string[] = [];
+  let carried = "";
+  cur.i++;
+  for (;;) {
+    // Seven characters ahead (a `\uXXXX` escape and the character after it) unless the text
+    // ends first: the segment stops short of the window's end, so no escape is cut.
+    const whole = !cur.need(7);
+    const text = cur.buf;
+    const j = cur.i;
+    const limit = Math.min(j + 65_536, whole ? text.length : text.length - 6);
     let k = j;
     while (k < limit) {
       const c = text.charCodeAt(k);
@@ -167,27 +237,25 @@ function* stringAt(
       k += c !== 0x5c ? 1 : text.charCodeAt(k + 1) === 0x75 /* u */ ? 6 : 2;
     }
     if (k > j) {
+      let piece: string;
       try {
-        pieces.push(JSON.parse(`"${text.slice(j, k)}"`) as string);
+        piece = carried + (JSON.parse(`"${text.slice(j, k)}"`) as string);
       } catch {
         return undefined; // a raw control character, a bad escape, an escape cut by the end
       }
-      j = k;
+      const last = piece.charCodeAt(piece.length - 1);
+      carried = last >= 0xd800 && last <= 0xdbff ? piece.slice(-1) : "";
+      if (carried !== "") piece = piece.slice(0, -1);
+      // JSON.parse takes a lone surrogate (`\ud800`); in `u` mode a pair is one code point.
+      if (LONE_SURROGATE.test(piece)) return LONE;
+      if (piece !== "") pieces.push(piece);
+      cur.i = k;
     }
-    if (j >= text.length) return undefined;
-    if (text.charCodeAt(j) === 0x22) break;
+    if (cur.i >= text.length && whole) return undefined;
+    if (cur.i < text.length && text.charCodeAt(cur.i) === 0x22) break;
     yield;
   }
-  const value = pieces.length === 1 ? pieces[0]! : pieces.join("");
-  // JSON.parse takes a lone surrogate (`\ud800`); checked on the whole value, a window at a
-  // time, never cutting a pair (two escapes, or a raw and an escaped half) in two.
-  for (let a = 0; a < value.length; ) {
-    let b = Math.min(a + 65_536, value.length);
-    const last = value.charCodeAt(b - 1);
-    if (last >= 0xd800 && last <= 0xdbff && b < value.length) b++;
-    if (LONE_SURROGATE.test(value.slice(a, b))) return LONE;
-    a = b;
-    if (b < value.length) yield;
-  }
-  return { value, end: j + 1 };
+  cur.i++;
+  if (carried !== "") return LONE;
+  return pieces;
 }

@@ -32,3 +32,20 @@ export function authenticateApiToken(
     return { ok: false, reason: "expired", token };
   return { ok: true, token };
 }
+
+/**
+ * {@link authenticateApiToken}, and for a well-formed secret no token has, once more after
+ * `catchUp` (cluster mode: a token created on another instance a moment ago is known here
+ * once the mirror caught up; `credential-catch-up.ts`).
+ */
+export async function authenticateApiTokenFresh(
+  store: ApiTokenStore,
+  presented: string,
+  catchUp: (() => Promise<void>) | undefined,
+): Promise<ApiTokenCheck> {
+  const check = authenticateApiToken(store, presented);
+  if (check.token !== undefined || catchUp === undefined || !API_TOKEN_SHAPE.test(presented))
+    return check;
+  await catchUp();
+  return authenticateApiToken(store, presented);
+}

@@ -45,16 +45,25 @@ export interface ImportPlan {
  * channel is created. An entry identical to its channel, a repeated URL and an unusable
  * entry are skipped with the reason. Nothing is written here.
  */
-export function planImport(content: string, store: ChannelStore): ImportPlan {
+export function planImport(content: string | Iterable<string>, store: ChannelStore): ImportPlan {
   return runToEnd(planSteps(content, store));
 }
 
-/** {@link planImport} in slices: a 32 MiB playlist never holds the event loop (issue 30 item 1). */
-export function planImportInSlices(content: string, store: ChannelStore): Promise<ImportPlan> {
+/**
+ * {@link planImport} in slices: a 32 MiB playlist never holds the event loop (issue 30 item 1).
+ * `content` may be the pieces the body was decoded in: they are read line by line, never joined.
+ */
+export function planImportInSlices(
+  content: string | Iterable<string>,
+  store: ChannelStore,
+): Promise<ImportPlan> {
   return runInSlices(planSteps(content, store));
 }
 
-function* planSteps(content: string, store: ChannelStore): Generator<void, ImportPlan> {
+function* planSteps(
+  content: string | Iterable<string>,
+  store: ChannelStore,
+): Generator<void, ImportPlan> {
   const parsed = yield* m3uSteps(content);
   if (!parsed.ok) throw new GatewayError("invalid_request", parsed.message);
   const bySource = new Map<string, StoredChannel>();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseAttributes, parseExtinf, parseM3u } from "./m3u-parser.js";
+import { runToEnd } from "@svc/core/time-slices";
+import { m3uSteps, parseAttributes, parseExtinf, parseM3u } from "./m3u-parser.js";
 
 describe("M3U parser", () => {
   for (const [input, attributes, title] of [
@@ -168,4 +169,36 @@ describe("parseAttributes reads as the expression it replaced", () => {
       assert.deepEqual(parseAttributes(text), oracle(text), JSON.stringify(text));
     }
   });
+});
+
+/** `text` cut every `size` characters, as the import hands on its decoded `content`. */
+function* cutEvery(text: string, size: number): Generator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
+
+describe("M3U parser: the text in pieces reads as the text whole (issue 30 item 1)", () => {
+  const big = "a".repeat(70_000);
+  const texts = [
+    '\ufeff#EXTM3U x-tvg-url="g"\r\n#EXTINF:-1 tvg-id="a",A\r#EXTVLCOPT:http-user-agent=UA\nhttp://h/a\r\n\r\nhttp://h/b\n#KODIPROP:k=v\n#EXTGRP:G\nhttp://h/c',
+    "#EXTM3U\r\n#EXTINF:-1,A\r\nhttp://h/a\r\r\n\n\rhttp://h/b\r",
+    "",
+    "   \n\n",
+    "http://h/a\n#EXTM3U",
+    "\n\n#EXTM3U\n",
+    around(`#EXTINF:-1 ${big}`),
+    around(`http://h/${big}`),
+    around(`${" ".repeat(70_000)}#EXTINF:-1 ${big}`),
+    around(`${" ".repeat(70_000)}http://h/${big}`),
+    around(" ".repeat(70_000)),
+    `#EXTM3U x-tvg-url="g" ${big}\n#EXTINF:-1,A\nhttp://h/a\n`,
+    `${" ".repeat(65_530)}#EXTM3U ${big}\n#EXTINF:-1,A\nhttp://h/a\n`,
+    `${" ".repeat(65_530)}#EXT${big}\n#EXTINF:-1,A\nhttp://h/a\n`,
+  ];
+  for (const [t, text] of texts.entries())
+    it(`text ${t}`, () => {
+      const whole = parseM3u(text);
+      const sizes = text.length < 1000 ? [1, 2, 3, 5, 64] : [4093, 65_535, 65_537];
+      for (const size of sizes)
+        assert.deepEqual(runToEnd(m3uSteps(cutEvery(text, size))), whole, `pieces of ${size}`);
+    });
 });

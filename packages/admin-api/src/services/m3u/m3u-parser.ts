@@ -6,6 +6,7 @@
  */
 
 import { runToEnd } from "@svc/core/time-slices";
+import { m3uLines } from "./m3u-lines.js";
 
 /** One URL line with everything the directives before it said. */
 export interface M3uEntry {
@@ -47,31 +48,29 @@ export function parseM3u(text: string): ParseResult {
 }
 
 /**
- * {@link parseM3u} as steps, yielding every few hundred lines: the walk over a 32 MiB playlist
- * is a second of CPU, run in slices (`runInSlices`) so the event loop keeps turning.
+ * {@link parseM3u} as steps, yielding every few hundred lines and after each piece: the walk
+ * over a 32 MiB playlist is a second of CPU, run in slices (`runInSlices`) so the event loop
+ * keeps turning. The text may come as the pieces it was decoded in (the import's `content`),
+ * read line by line without joining them (issue 30 item 1).
  */
-export function* m3uSteps(text: string): Generator<void, ParseResult> {
-  // A UTF-8 byte order mark is common in files saved by Windows editors.
-  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+export function* m3uSteps(text: string | Iterable<string>): Generator<void, ParseResult> {
   let lineNo = 0;
   let header = false;
   let tvgUrl = "";
   const entries: M3uEntry[] = [];
   const problems: { line: number; reason: string }[] = [];
   let pending = freshPending();
-  const eol = /\r\n|\r|\n/g;
-  while (pos <= text.length) {
+  for (const raw of m3uLines(typeof text === "string" ? [text] : text, MAX_LINE_CHARS)) {
+    if (raw === undefined) {
+      yield;
+      continue;
+    }
     if (lineNo % 256 === 0) yield;
-    // CR, LF and CRLF all end a line (files mix them after hand edits).
-    eol.lastIndex = pos;
-    const m = eol.exec(text);
-    const end = m === null ? text.length : m.index;
-    const raw = text.slice(pos, end);
-    pos = m === null ? text.length + 1 : end + m[0].length;
     lineNo++;
-    const line = raw.trim();
+    const tooLong = typeof raw !== "string";
+    // Of a line over the limit only its start is known: enough to tell a directive.
+    const line = tooLong ? raw.head : raw.trim();
     if (line === "") continue;
-    const tooLong = raw.length > MAX_LINE_CHARS;
     if (!header) {
       if (!/^#EXTM3U\b/i.test(line))
         return {

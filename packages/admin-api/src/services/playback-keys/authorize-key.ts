@@ -26,6 +26,23 @@ export function checkPlaybackKey(
   return { ok: true, key };
 }
 
+/**
+ * {@link checkPlaybackKey}, and for a well-formed key no record has, once more after
+ * `catchUp` (cluster mode: a key created on another instance a moment ago is known here once
+ * the mirror caught up; `credential-catch-up.ts`).
+ */
+export async function checkPlaybackKeyFresh(
+  keys: PlaybackKeyStore,
+  presented: string,
+  catchUp: (() => Promise<void>) | undefined,
+): Promise<PlaybackKeyCheck> {
+  const check = checkPlaybackKey(keys, presented);
+  if (check.key !== undefined || catchUp === undefined || !PLAYBACK_KEY_SHAPE.test(presented))
+    return check;
+  await catchUp();
+  return checkPlaybackKey(keys, presented);
+}
+
 /** 401 for any failed check (one message: the reason is not disclosed to the holder). */
 export function unauthorizedKey(): GatewayError {
   return new GatewayError("unauthorized", "invalid, revoked or expired playback key");
