@@ -150,7 +150,9 @@ describe("strictJsonSteps answers as parseStrictJson (issue 30 item 1)", () => {
     assert.ok(pieces.length > 1 && pieces.every((piece) => piece.length < content.length));
     assert.equal(pieces.join(""), content);
     const atLeast = Math.floor(bytes.length / 65_536);
-    console.log(`32 MiB body: ${count} steps (at least ${atLeast} expected), ${pieces.length} pieces`);
+    console.log(
+      `32 MiB body: ${count} steps (at least ${atLeast} expected), ${pieces.length} pieces`,
+    );
     assert.ok(count >= atLeast, `${count} steps for ${bytes.length} bytes`);
   });
 });
