@@ -71,8 +71,6 @@ interface Indexed {
   readonly keys: readonly string[];
   /** The id read as a name: `BBCOne.uk` → `bbcone` and, its words split, `bbc1`. */
   readonly idKeys: readonly string[];
-  /** Words of the display names (of the id when it has none), for fuzzy candidates. */
-  readonly tokens: ReadonlySet<string>;
 }
 
 /**
@@ -90,7 +88,7 @@ function idAsNames(xmltvId: string): string[] {
     .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, a, b, c, d) =>
       a === undefined ? `${c} ${d}` : `${a} ${b}`,
     );
-  return [stem, split];
+  return split === stem ? [stem] : [stem, split];
 }
 
 /**
@@ -104,6 +102,9 @@ export function createChannelMatcher(
   sourceOrder: readonly string[],
 ) {
   const priority = new Map(sourceOrder.map((id, i) => [id, i]));
+  // Words of the display names (of the id when it has none), for fuzzy candidates;
+  // only needed while the postings are built.
+  const wordsOf = new Map<Indexed, Set<string>>();
   const all: Indexed[] = guideChannels
     .filter((gc) => priority.has(gc.sourceId))
     .map((gc) => {
@@ -112,14 +113,15 @@ export function createChannelMatcher(
       const keysOf = (lists: string[][]) => [
         ...new Set(lists.map((t) => t.join("")).filter((k) => k !== "")),
       ];
-      return {
+      const x: Indexed = {
         gc,
         // Present channels first, then source priority.
         rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)!,
         keys: keysOf(tokenLists),
         idKeys: keysOf(idTokenLists),
-        tokens: new Set((tokenLists.length > 0 ? tokenLists : idTokenLists).flat()),
       };
+      wordsOf.set(x, new Set((tokenLists.length > 0 ? tokenLists : idTokenLists).flat()));
+      return x;
     })
     .sort((a, b) => a.rank - b.rank);
   const common = commonToken(all.length);
@@ -136,8 +138,11 @@ export function createChannelMatcher(
     push(byId, x.gc.xmltvId, x);
     for (const k of x.keys) push(byKey, k, x);
     for (const k of x.idKeys) push(byIdKey, k, x);
-    for (const t of x.tokens) push(byToken, t, x);
+    for (const t of wordsOf.get(x)!) push(byToken, t, x);
   }
+  wordsOf.clear();
+  // Words too common to gather candidates are never read: their postings go.
+  for (const [t, posting] of byToken) if (posting.length > common) byToken.delete(t);
 
   const candidate = (x: Indexed, score: number, reason: MatchReason): MatchCandidate => ({
     source_id: x.gc.sourceId,
@@ -182,7 +187,7 @@ export function createChannelMatcher(
     const shared = new Map<Indexed, number>();
     for (const t of new Set(nameTokenList)) {
       const posting = byToken.get(t);
-      if (posting === undefined || posting.length > common) continue;
+      if (posting === undefined) continue;
       for (const x of posting) shared.set(x, (shared.get(x) ?? 0) + 1);
     }
     const pool = [...shared]
