@@ -131,6 +131,9 @@ const origin = createServer((_req, res) => {
   res.writeHead(200, { "content-type": "application/gzip", "content-length": size.gzBytes });
   createReadStream(gzFile).pipe(res);
 });
+// A download held back by a slow refresh may take many minutes: no server timeout.
+origin.requestTimeout = 0;
+origin.timeout = 0;
 await new Promise((r) => origin.listen(0, "127.0.0.1", r));
 const originUrl = `http://127.0.0.1:${origin.address().port}/guide.xml.gz`;
 
