@@ -7,6 +7,7 @@
 // Run after `npm run build`:
 //   node bench/guide-xmltv.mjs                      # 40,000 channels, 7 days (~200 MB of XML)
 //   node bench/guide-xmltv.mjs --channels 500 --days 2   # a quick check
+//   node bench/guide-xmltv.mjs --no-channel-elements --distinct-times  # ids only, varied times
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -18,7 +19,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +35,10 @@ const DAYS = arg("days", 7);
 /** Programmes per channel and day: 3 gives ~200 MB of XML at 40,000 channels x 7 days. */
 const PER_DAY = arg("per-day", 3);
 const keep = process.argv.includes("--keep");
+/** `--no-channel-elements`: programmes name channel ids no `<channel>` element declares. */
+const noChannelElements = process.argv.includes("--no-channel-elements");
+/** `--distinct-times`: each channel's times shifted by (channel % 3000) minutes, as real guides vary. */
+const distinctTimes = process.argv.includes("--distinct-times");
 /** `--node-arg X` (repeatable): extra Node flags for the gateway, e.g. `--cpu-prof`. */
 const nodeArgs = process.argv.flatMap((a, i) =>
   a === "--node-arg" && i + 1 < process.argv.length ? [process.argv[i + 1]] : [],
@@ -57,7 +62,7 @@ async function generate() {
   await write(
     '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tv SYSTEM "xmltv.dtd">\n<tv generator-info-name="svc-bench">\n',
   );
-  for (let c = 0; c < CHANNELS; c++)
+  for (let c = 0; c < (noChannelElements ? 0 : CHANNELS); c++)
     await write(
       `<channel id="ch${pad(c)}.bench"><display-name>Channel ${pad(c)} HD</display-name><icon src="http://127.0.0.1:9/logo/${c}.png"/></channel>\n`,
     );
@@ -67,7 +72,7 @@ async function generate() {
   for (let c = 0; c < CHANNELS; c++) {
     let chunk = "";
     for (let i = 0; i < DAYS * PER_DAY; i++) {
-      const s = t0 + i * step;
+      const s = t0 + i * step + (distinctTimes ? (c % 3000) * 60 : 0);
       const w = words[(c + i) % words.length];
       // Offsets vary: half the channels write +0100 wall times, half offset-less (source zone).
       const start = c % 2 === 0 ? `${fmt(s + 3600)} +0100` : fmt(s + 3600);
@@ -126,6 +131,9 @@ const origin = createServer((_req, res) => {
   res.writeHead(200, { "content-type": "application/gzip", "content-length": size.gzBytes });
   createReadStream(gzFile).pipe(res);
 });
+// A download held back by a slow refresh may take many minutes: no server timeout.
+origin.requestTimeout = 0;
+origin.timeout = 0;
 await new Promise((r) => origin.listen(0, "127.0.0.1", r));
 const originUrl = `http://127.0.0.1:${origin.address().port}/guide.xml.gz`;
 
@@ -173,10 +181,20 @@ while (!/listening on (\S+)/.test(out)) {
   await new Promise((r) => setTimeout(r, 50));
 }
 const base = /listening on (\S+)/.exec(out)[1];
-const json = async (path, init = {}) => {
-  const r = await fetch(base + path, init);
-  return { status: r.status, body: await r.json() };
-};
+// node:http, not fetch: a refresh on a loaded machine may take longer than
+// fetch's 300 s header timeout.
+const json = (path, init = {}) =>
+  new Promise((resolve, reject) => {
+    const req = request(base + path, { method: init.method ?? "GET", headers: init.headers });
+    req.on("error", reject);
+    req.on("response", (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+      res.on("error", reject);
+    });
+    req.end(init.body);
+  });
 const { token } = (
   await json("/v1/auth/login", {
     method: "POST",
@@ -242,6 +260,8 @@ console.log(
     {
       input: {
         channels: CHANNELS,
+        channel_elements: !noChannelElements,
+        distinct_times: distinctTimes,
         days: DAYS,
         per_day: PER_DAY,
         xml_mb: Math.round(size.xmlBytes / 1e6),

@@ -334,7 +334,10 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   "GET /v1/admin/epg/matches": {
     summary: "Channel ↔ guide matches",
     tag: "guide",
-    success: [200, "`{matches}`"],
+    success: [
+      200,
+      "`{matches: [{channel_id, status, match?, candidates, logo_candidates}]}`; `match` and each candidate carry `reason` (exact_id | exact_name | lcn | id_name | fuzzy) and `score`",
+    ],
   },
   "POST /v1/admin/epg/refresh": {
     summary: "Refresh every enabled guide source",

@@ -237,18 +237,23 @@ export interface GuideStatus {
   metadata?: unknown;
 }
 
+/** Why a guide channel was matched or offered (docs/guide.md "Matching"). */
+export type GuideMatchReason = "exact_id" | "exact_name" | "lcn" | "id_name" | "fuzzy";
+
 export interface GuideCandidate {
-  id?: string;
-  name?: string;
-  source?: string;
-  score?: number;
-  [field: string]: unknown;
+  source_id: string;
+  epg_id: string;
+  display_name: string;
+  /** 1 for an exact id or name, the fuzzy similarity otherwise. */
+  score: number;
+  reason: GuideMatchReason;
+  present: boolean;
 }
 
 export interface GuideMatch {
   channel_id: string;
   status: string;
-  match?: GuideCandidate | null;
+  match?: Omit<GuideCandidate, "present"> & { method: string; manual: boolean; icon: string };
   candidates: GuideCandidate[];
   logo_candidates?: unknown[];
 }

@@ -85,6 +85,27 @@ const COUNTRY = new Set([
   "latam",
 ]);
 
+const regionNames = new Intl.DisplayNames(["en"], { type: "region" });
+/**
+ * A leading tag (`TH:`, `|XK|`) may be any region code the runtime's CLDR data
+ * names (ISO 3166-1 alpha-2 and a few like `UK`, `EU`, `XK`), besides {@link COUNTRY}:
+ * the separator makes it a tag. A trailing bare tag is only one of {@link COUNTRY}
+ * ("… TV" is not Tuvalu).
+ */
+function isCountryTag(tag: string): boolean {
+  if (COUNTRY.has(tag)) return true;
+  if (tag.length !== 2) return false;
+  let known = regionTags.get(tag);
+  if (known === undefined) {
+    const upper = tag.toUpperCase();
+    const name = regionNames.of(upper);
+    known = name !== undefined && name !== upper && name !== "Unknown Region";
+    regionTags.set(tag, known);
+  }
+  return known;
+}
+const regionTags = new Map<string, boolean>();
+
 const NUMBER_WORDS: Record<string, string> = {
   one: "1",
   two: "2",
@@ -113,7 +134,7 @@ export function nameTokens(name: string): string[] {
   // "UK: BBC One", "|UK| BBC One", "[UK] BBC One", "UK - BBC One"
   s = s.replace(
     /^\s*(?:[[|(]\s*([a-z]{2,5})\s*[\]|)]\s*[:|-]?|([a-z]{2,5})\s*(?::|\||\s-\s))\s*/u,
-    (m, bracketed?: string, bare?: string) => (COUNTRY.has(bracketed ?? bare ?? "") ? "" : m),
+    (m, bracketed?: string, bare?: string) => (isCountryTag(bracketed ?? bare ?? "") ? "" : m),
   );
   s = s.replace(/&/g, " and ").replace(/\+/g, " plus ");
   let tokens = s.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
@@ -122,6 +143,15 @@ export function nameTokens(name: string): string[] {
   if (tokens.length > 1 && COUNTRY.has(tokens[tokens.length - 1]!)) tokens.pop();
   while (tokens.length > 1 && QUALITY.has(tokens[tokens.length - 1]!)) tokens.pop();
   return tokens;
+}
+
+/** Accents and case folded, letters and digits only, nothing dropped: how a name is spelt. */
+export function foldName(name: string): string {
+  return name
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
 /** The matching key of a name: its tokens joined (so "BBCOne" equals "BBC One"). */

@@ -4,6 +4,7 @@ import { type DownloadLimits, downloadGuide, GuideDownloadError } from "./guide-
 import type { GuideSource } from "./source-store.js";
 import {
   createXmltvReader,
+  detachString,
   type GuideChannelRecord,
   MAX_NAMES,
   type ProgrammeRecord,
@@ -145,7 +146,8 @@ async function readDocument(
       if (!channels.has(p.channel) && !undeclared.has(p.channel)) {
         if (channels.size + undeclared.size >= MAX_CHANNELS)
           throw new XmltvError(`more than ${MAX_CHANNELS} channels`);
-        undeclared.add(p.channel);
+        // Kept to the document's end: a copy, not a slice of the parsed piece.
+        undeclared.add(detachString(p.channel));
       }
       insert!(p);
     },

@@ -40,6 +40,19 @@ export interface XmltvLimits {
 
 export const DEFAULT_XMLTV_LIMITS: XmltvLimits = { maxDepth: 16, maxTextChars: 1_048_576 };
 
+/**
+ * A copy of `s` that does not keep the text it was cut from alive. The strings
+ * saxes hands over are V8 slices of the ~64 Ki-character piece being parsed;
+ * one kept in a long-lived map (a channel record, a cached time, an id of a
+ * channel without `<channel>` element) would keep its whole piece: with one id
+ * per piece, a 240 MB document without `<channel>` elements held ~230 MiB of
+ * text until its end. Concatenating flattens into a new string of `s`'s own
+ * length, and the slice of that is all that stays.
+ */
+export function detachString(s: string): string {
+  return s.length < 13 ? s : ` ${s}`.slice(1);
+}
+
 /** A document the reader refuses; the message is safe to show. */
 export class XmltvError extends Error {}
 
@@ -107,7 +120,7 @@ export function createXmltvReader(
     if (times.has(value)) return times.get(value);
     const parsed = parseXmltvTime(value, sourceZone);
     if (times.size >= TIME_CACHE_ENTRIES) times.clear();
-    times.set(value, parsed);
+    times.set(detachString(value), parsed);
     return parsed;
   };
 
@@ -201,9 +214,14 @@ export function createXmltvReader(
       ]
         .map((k) => k.text.trim())
         .filter((n) => n !== "");
-      const displayNames = [...new Set(names)].slice(0, MAX_NAMES);
+      const displayNames = [...new Set(names)].slice(0, MAX_NAMES).map(detachString);
       const icon = kids.find((k) => k.name === "icon" && /^https?:\/\//i.test(k.attrs.src ?? ""));
-      sink.channel({ id, displayNames, icon: icon?.attrs.src ?? "" });
+      // Channel records live until the document's end: nothing of the piece stays.
+      sink.channel({
+        id: detachString(id),
+        displayNames,
+        icon: detachString(icon?.attrs.src ?? ""),
+      });
       return;
     }
     const channel = (it.attrs.channel ?? "").trim();
