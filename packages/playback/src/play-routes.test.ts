@@ -5,8 +5,8 @@ import { after, before, describe, it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, RunningServer } from "@svc/core/http";
 import type { Context } from "hono";
+import type { PlayRequest } from "./delivery/play-request.js";
 import { createPlayRoutes } from "./play-routes.js";
-import type { PlayRequest } from "./playback-runtime.js";
 import {
   loopbackEgress,
   startTestServer,

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type ChannelCatalog, isPackagedIngress } from "@svc/core/catalog";
 import type { Build } from "@svc/core/http";
-import type { LocalIngress } from "../playback-runtime.js";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { LocalIngress } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import type { SessionManager, WarmupResult } from "../sessions/session-manager.js";
 import type { ChannelLeaseStore, LeaseView } from "./channel-lease-store.js";
 import { type ChannelOwnership, createChannelOwnership } from "./channel-ownership.js";

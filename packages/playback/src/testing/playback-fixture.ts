@@ -12,11 +12,8 @@ import {
 } from "@svc/core/http";
 import { createLogger } from "@svc/core/log";
 import type { Hono } from "hono";
-import {
-  createPlaybackRuntime,
-  type LocalIngress,
-  type PlaybackRuntime,
-} from "../playback-runtime.js";
+import type { LocalIngress } from "../delivery/play-request.js";
+import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
 
 /**
  * The config a playback test runs on: no data dir, a signing key that is never used

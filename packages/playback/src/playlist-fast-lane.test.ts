@@ -7,16 +7,16 @@ import { runInNewContext } from "node:vm";
 import { type Account, createStaticDirectory } from "@svc/core/auth";
 import { createBaseApp, type FastLane, type RunningServer, startServer } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { createPlaybackAuthorizer } from "../play-auth.js";
-import { jwtPlayGrant } from "../play-grant.js";
-import { createPlayRoutes } from "../play-routes.js";
+import { createPlaybackAuthorizer } from "./play-auth.js";
+import { jwtPlayGrant } from "./play-grant.js";
+import { createPlayRoutes } from "./play-routes.js";
+import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 import {
   loopbackEgress,
   testConfig,
   testRuntime,
   testSessionTokens,
-} from "../testing/playback-fixture.js";
-import { createPlaylistFastLane } from "./playlist-fast-lane.js";
+} from "./testing/playback-fixture.js";
 
 /**
  * A log sink that keeps the access-log lines both paths write (the logger is the app's
