@@ -14,11 +14,11 @@ export interface PlaybackPort {
 }
 
 export function createPlaybackPort(): PlaybackPort {
-  const connected: PlaybackStack[] = [];
+  // The port's one slot, set once by `connect`.
+  let connected: PlaybackStack | undefined;
   const stack = (): PlaybackStack => {
-    const s = connected[0];
-    if (s === undefined) throw new Error("the playback stack is not connected yet");
-    return s;
+    if (connected === undefined) throw new Error("the playback stack is not connected yet");
+    return connected;
   };
   return {
     sessions: {
@@ -32,8 +32,8 @@ export function createPlaybackPort(): PlaybackPort {
       live: () => stack().cluster.live(),
     },
     connect(s) {
-      if (connected.length > 0) throw new Error("the playback stack is connected already");
-      connected.push(s);
+      if (connected !== undefined) throw new Error("the playback stack is connected already");
+      connected = s;
     },
   };
 }
