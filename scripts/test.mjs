@@ -30,6 +30,11 @@ function summary() {
 
 if (!check("install and build (type-check)", installAndBuild())) summary();
 check("lint (biome)", pnpm(["exec", "biome", "check", "--diagnostic-level=error", "."]));
+// Issue 31: no folder import loop beyond tooling/import-loops-allowed.json, which only shrinks.
+check(
+  "import loops (scripts/check-import-loops.mjs)",
+  run(process.execPath, [join(root, "scripts", "check-import-loops.mjs")]),
+);
 
 /** Compiled test files: `*.test.js` under each package's and the tests suite's dist/. */
 function testFiles() {

@@ -25,23 +25,8 @@ import {
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
 import { routeTableFor } from "@svc/core/route-table";
-import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
-import {
-  createDashLocalIngress,
-  createSessionManager,
-  dashReadiness,
-  prepareFfmpegEngine,
-  type SessionManager,
-} from "@svc/playback/dash-engine";
-import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
-import {
-  createPlaybackRuntime,
-  createPlaylistFastLane,
-  createPlayRoutes,
-  jwtPlayGrant,
-  resolveUrlSigningKey,
-} from "@svc/playback/play";
-import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
+import { createPlaybackStack, createPlaybackStats, newInstanceId } from "@svc/playback/stack";
+import { createPlaybackPort } from "./playback-port.js";
 import { assertRoutesInTable } from "./route-check.js";
 
 function readBuildInfo(): ServiceInfo {
@@ -79,9 +64,8 @@ export async function composeFull(
   // Then: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
   if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
   const info = readBuildInfo();
-  const keys = resolveSigningKeys(config);
   const sessionTokens = createSessionTokens({
-    keys,
+    keys: resolveSigningKeys(config),
     issuer: config.auth.token_issuer,
     audience: config.auth.token_audience,
     ttlHours: config.auth.token_ttl_hours,
@@ -93,13 +77,24 @@ export async function composeFull(
     cores: availableParallelism(),
     threadpoolSize: env?.threadpoolSize,
   });
-  // Filled once the playback runtime and the session manager exist (they need the
-  // database-backed catalog first).
-  let playbackStats = () => ({ bytes_in: 0, bytes_out: 0, requests: 0, errors: 0 });
-  let sessions: SessionManager | undefined;
-  let cluster: PackagingCluster | undefined;
   // One egress for the process: playback and the admin probes share its guard and pool.
   const egress = egressFromConfig(config, { routing: true });
+  // Cluster mode: the name of this instance in viewer seats and packaging leases, and the
+  // advertised URL (known once the listener is up; no lease is claimed before).
+  const instanceId = newInstanceId();
+  const self = advertised ?? createAdvertisedUrl(config.server.advertise_url);
+  const selfUrl = () => {
+    try {
+      return self.url();
+    } catch {
+      return "";
+    }
+  };
+  // Fed by playback, read by `/v1/status` and `/metrics`.
+  const stats = createPlaybackStats();
+  // The admin state first: playback plays its catalog. What the admin routes ask of
+  // playback (sessions, the cluster's leases) goes through the port, connected below.
+  const port = createPlaybackPort();
   const state = await openAdminState({
     config,
     log,
@@ -109,88 +104,41 @@ export async function composeFull(
     defaultUserAgent: `${info.name}/${info.version}`,
     egress,
     accessLog: options.accessLog ?? true,
-    playbackStats: () => playbackStats(),
-    sessions: {
-      list: () => sessions?.list() ?? [],
-      warmup: (id) => (cluster ? cluster.warmup(id) : sessions!.warmup(id)),
-      stop: (id, requestId) => (cluster ? cluster.stopSession(id, requestId) : sessions!.stop(id)),
-      stopForwarded: (id, token) =>
-        cluster ? cluster.stopForwarded(id, token) : Promise.resolve(undefined),
-    },
-    // Cluster mode: viewer seats carry this instance's lease id, and `/v1/status` lists
-    // every instance's sessions with their owner.
-    instance: () => cluster?.instanceId ?? "",
-    clusterSessions: {
-      self: () => (cluster === undefined ? undefined : { id: cluster.instanceId, url: selfUrl() }),
-      live: () => cluster?.leases() ?? Promise.resolve([]),
-    },
+    playbackStats: () => stats.snapshot(),
+    sessions: port.sessions,
+    instance: () => instanceId,
+    clusterSessions: port.clusterSessions,
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
-  const authorizer = createPlaybackAuthorizer({
-    requireAuth: config.security.play_require_auth,
+  const clustered = state.storage.kind === "postgres";
+  const playback = await createPlaybackStack({
+    config,
+    build: "full",
+    log,
+    catalog: ctx.channels,
+    egress,
+    egressRoutes: egress.routes,
     tokens: sessionTokens,
     accounts: ctx.accounts,
-  });
-  // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
-  // engine; ffmpeg processes a killed predecessor left behind are reaped first.
-  const ffmpeg = await prepareFfmpegEngine(config, egress.routes);
-  if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
-    log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
-  const signingKey = resolveUrlSigningKey(config, "full");
-  // Cluster mode (PostgreSQL): one packager per DASH channel across the instances, the
-  // others' channels served from their owner (docs/cluster.md). The advertised URL is
-  // known once the listener is up; no lease is claimed before.
-  const self = advertised ?? createAdvertisedUrl(config.server.advertise_url);
-  const selfUrl = () => {
-    try {
-      return self.url();
-    } catch {
-      return "";
-    }
-  };
-  if (state.storage.kind === "postgres")
-    cluster = createPackagingCluster({
-      store: channelLeasesFor(state.storage),
-      catalog: ctx.channels,
-      signingKey,
-      selfUrl,
-      sessions: () => manager,
-      build: "full",
-      withCors: config.security.cors_origins.length > 0,
-      stats: () => playback.stats,
-      log: (event, fields) => log.info(fields, event),
-    });
-  const manager = createSessionManager({
-    config,
-    catalog: ctx.channels,
-    egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
-    log: (event, fields) => log.info(fields, event),
-    ...(cluster === undefined ? {} : { ownership: cluster.ownership }),
-  });
-  sessions = manager;
-  const dashIngress = createDashLocalIngress({
-    sessions: manager,
-    build: "full",
-    withCors: config.security.cors_origins.length > 0,
-    stats: () => playback.stats,
-  });
-  const playback = createPlaybackRuntime({
-    config,
-    catalog: ctx.channels,
-    egress,
-    build: "full",
-    signingKey,
     publicBaseUrl,
-    localIngress: cluster === undefined ? dashIngress : cluster.ingress(dashIngress),
+    // Spec "Playlist": x-tvg-url with active guide sources.
+    guideUrl: (base) => (ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined),
     // The stored egress document, not the config file: API and console changes apply live.
     playlistPolicy: () => ctx.egressConfig.current().document.playlist_policy,
     // Cluster mode: `max_viewers` seats counted in the shared database (undefined: in memory).
     viewerSeats: state.viewerSeats,
-    onSeatError: (err, what) => log.warn({ err }, `${what} failed`),
+    stats,
+    // Cluster mode (PostgreSQL): one packager per DASH channel across the instances, the
+    // others' channels served from their owner (docs/cluster.md).
+    ...(clustered
+      ? { cluster: { store: channelLeasesFor(state.storage), instanceId, selfUrl } }
+      : {}),
+    // Playback keys: the same play routes under `/p/{token}/play` (the key gate runs first).
+    playMounts: [{ path: "/p/:token/play", resolveGrant: keyPlayGrant }],
+    ...(ctx.metrics === undefined ? {} : { observe: ctx.metrics.observeRequest }),
   });
-  playbackStats = () => playback.stats.snapshot();
+  port.connect(playback);
 
   const app = createBaseApp({ build: "full", config, log });
   // First: the credential gate (route table) and the key gate must see every request.
@@ -204,16 +152,7 @@ export async function composeFull(
       publicBaseUrl,
     }),
   );
-  app.route(
-    "/",
-    createHealthRoutes(
-      dashReadiness({
-        channels: () => ctx.channels.list(),
-        sessionEngine: (id) => manager.get(id)?.engine,
-        ffmpegPath: config.media.ffmpeg_path,
-      }),
-    ),
-  );
+  app.route("/", createHealthRoutes(playback.readiness));
   // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
   app.route(
     "/",
@@ -224,57 +163,22 @@ export async function composeFull(
       passwords,
     }),
   );
-  app.route(
-    "/",
-    createPlayback({
-      config,
-      catalog: ctx.channels,
-      authorizer,
-      publicBaseUrl,
-      // Spec "Playlist": x-tvg-url with active guide sources.
-      guideUrl: (base) => (ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined),
-    }),
-  );
-  app.route(
-    "/v1/play",
-    createPlayRoutes(playback, {
-      resolveGrant: jwtPlayGrant(authorizer),
-      ...(cluster === undefined ? {} : { acceptForwarded: cluster.acceptForwarded }),
-    }),
-  );
-  app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
+  app.route("/", playback.routes);
   assertRoutesInTable(app, routeTableFor(config.extensions));
-  const metrics = ctx.metrics;
   return {
     app,
-    fastLane: createPlaylistFastLane(playback, {
-      authorizer,
-      log,
-      ...(metrics === undefined ? {} : { observe: metrics.observeRequest }),
-    }),
+    fastLane: playback.fastLane,
     tlsEnabled: ctx.settings.current().tlsEnabled,
-    facts: async () => ({
-      stateDatabase: state.storage.location,
-      channels: ctx.channels.list().length,
-      ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
-    }),
+    facts: async () => ({ stateDatabase: state.storage.location, ...(await playback.facts()) }),
     started: (urls) => {
       state.startGuide();
-      if (cluster === undefined) manager.startAutostart();
-      else {
-        // The boot sequence resolved its own already; an embedder's is resolved here.
-        if (advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
-        cluster.startAutostart();
-      }
+      // Cluster mode: the boot sequence resolved its own already; an embedder's is resolved here.
+      if (clustered && advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
+      playback.start();
     },
     shutdown: async () => {
       await state.stopGuide();
-      await manager.close();
-      // After the sessions stopped: their leases go back at once for the others to take.
-      await cluster?.close();
-      // The last viewer-seat renewals (cluster mode), before the database closes.
-      await playback.leases.close?.();
-      await ffmpeg.proxy.close();
+      await playback.close();
       await egress.close();
     },
     afterClose: () => state.close(),

@@ -15,20 +15,7 @@ import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
 import { createBaseApp, createHealthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import {
-  createDashLocalIngress,
-  createSessionManager,
-  prepareFfmpegEngine,
-} from "@svc/playback/dash-engine";
-import { checkFfmpeg } from "@svc/playback/ffmpeg-engine";
-import {
-  createPlaybackRuntime,
-  createPlaylistFastLane,
-  createPlayRoutes,
-  jwtPlayGrant,
-  resolveUrlSigningKey,
-} from "@svc/playback/play";
-import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
+import { createPlaybackStack } from "@svc/playback/stack";
 
 /**
  * The lite gateway: exactly the seven lite routes of the spec over the config
@@ -46,27 +33,28 @@ export async function composeLite({
 }): Promise<ComposedGateway> {
   // First: claim data_dir before anything reads or writes it (generated keys, ffmpeg reaping).
   if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
-  const keys = resolveSigningKeys(config);
   const accounts = createStaticDirectory(accountsFromConfig(config));
   const tokens = createSessionTokens({
-    keys,
+    keys: resolveSigningKeys(config),
     issuer: config.auth.token_issuer,
     audience: config.auth.token_audience,
     ttlHours: config.auth.token_ttl_hours,
   });
   const catalog = createStaticCatalog(channelsFromConfig(config.channels), config.upstreams);
-  const authorizer = createPlaybackAuthorizer({
-    requireAuth: config.security.play_require_auth,
+  const egress = egressFromConfig(config);
+  const playback = await createPlaybackStack({
+    config,
+    build: "lite",
+    log,
+    catalog,
+    egress,
     tokens,
     accounts,
+    publicBaseUrl: () => config.server.public_base_url,
   });
 
   const app = createBaseApp({ build: "lite", config, log });
-  // Spec "Lite build": /readyz always reports ready.
-  app.route(
-    "/",
-    createHealthRoutes(() => ({ ready: true })),
-  );
+  app.route("/", createHealthRoutes(playback.readiness));
   app.route(
     "/",
     createLoginRoute({
@@ -79,55 +67,14 @@ export async function composeLite({
       }),
     }),
   );
-  app.route(
-    "/",
-    createPlayback({
-      config,
-      catalog,
-      authorizer,
-      publicBaseUrl: () => config.server.public_base_url,
-    }),
-  );
-  const egress = egressFromConfig(config);
-  // DASH channels: runtime sessions of the native engine and the ffmpeg compatibility
-  // engine; ffmpeg processes a killed predecessor left behind are reaped first.
-  const ffmpeg = await prepareFfmpegEngine(config);
-  if (ffmpeg.reaped.killed.length > 0 || ffmpeg.reaped.survivors.length > 0)
-    log.warn({ reaped: ffmpeg.reaped }, "orphaned ffmpeg processes reaped");
-  const sessions = createSessionManager({
-    config,
-    catalog,
-    egress,
-    ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
-    log: (event, fields) => log.info(fields, event),
-  });
-  const playback = createPlaybackRuntime({
-    config,
-    catalog,
-    egress,
-    build: "lite",
-    signingKey: resolveUrlSigningKey(config, "lite"),
-    publicBaseUrl: () => config.server.public_base_url,
-    localIngress: createDashLocalIngress({
-      sessions,
-      build: "lite",
-      withCors: config.security.cors_origins.length > 0,
-      stats: () => playback.stats,
-    }),
-  });
-  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  app.route("/", playback.routes);
   return {
     app,
-    fastLane: createPlaylistFastLane(playback, { authorizer, log }),
-    facts: async () => ({
-      stateDatabase: undefined,
-      channels: catalog.list().length,
-      ffmpeg: await checkFfmpeg(config.media.ffmpeg_path),
-    }),
-    started: () => sessions.startAutostart(),
+    fastLane: playback.fastLane,
+    facts: async () => ({ stateDatabase: undefined, ...(await playback.facts()) }),
+    started: () => playback.start(),
     shutdown: async () => {
-      await sessions.close();
-      await ffmpeg.proxy.close();
+      await playback.close();
       await egress.close();
     },
   };

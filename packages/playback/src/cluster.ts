@@ -14,6 +14,12 @@ export {
   LEASE_TTL_MS,
   type Owner,
 } from "./cluster/channel-ownership.js";
+export {
+  type ClusterMembership,
+  type ClusterMembershipOptions,
+  joinCluster,
+  newInstanceId,
+} from "./cluster/cluster-membership.js";
 export { INSTANCE_TOKEN_HEADER } from "./cluster/instance-token.js";
 export {
   createPackagingCluster,

@@ -1,8 +1,8 @@
 import type { Channel } from "@svc/core/catalog";
 import { type AppEnv, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
+import type { PlayRequest } from "./delivery/play-request.js";
 import type { PlaybackAuthorizer, PlaybackGrant } from "./play-auth.js";
-import type { PlayRequest } from "./playback-runtime.js";
 
 /** What a credential allows, and what every URL written for its request carries. */
 export interface PlayGrant {

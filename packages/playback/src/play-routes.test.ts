@@ -11,8 +11,9 @@ import {
   testConfig,
 } from "@svc/test-kits/playback-fixture";
 import type { Context } from "hono";
+import type { PlayRequest } from "./delivery/play-request.js";
 import { createPlayRoutes } from "./play-routes.js";
-import { createPlaybackRuntime, type PlayRequest } from "./playback-runtime.js";
+import { createPlaybackRuntime } from "./playback-runtime.js";
 
 // The second mount of the play routes (spec "/p/{token}/play/…") through the
 // ResolveGrant seam, on a real server and a loopback origin, as the admin

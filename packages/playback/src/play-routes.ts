@@ -3,17 +3,18 @@ import { GatewayError } from "@svc/core/errors";
 import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
 import { type Context, Hono } from "hono";
 import type { AcceptForwarded } from "./cluster/forwarded-request.js";
+import type { PlayRequest } from "./delivery/play-request.js";
 import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
-import { serveUpstream } from "./hls/upstream-proxy.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
 import { playRequestOf, type ResolveGrant } from "./play-grant.js";
-import type { PlaybackRuntime, PlayRequest } from "./playback-runtime.js";
+import type { PlaybackRuntime } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
-import { streamNotSupported } from "./sessions/ts/ts-local-ingress.js";
+import { streamNotSupported } from "./sessions/ts-local-ingress.js";
+import { serveUpstream } from "./upstream-proxy.js";
 
 /**
  * The three play routes of spec "Playback", relative to their mount point, built

@@ -1,8 +1,9 @@
 import type { Channel, ChannelCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
-import type { AppEnv, Build } from "@svc/core/http";
-import type { Context } from "hono";
+import type { Build } from "@svc/core/http";
+import type { LocalIngress } from "./delivery/play-request.js";
+import { createPlaybackStats, type PlaybackStats } from "./delivery/playback-stats.js";
 import { createClusterViewerLeases, type ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import { createPolicyChooser, type PlaylistPolicy } from "./hls/playlist-policy.js";
 import type { RewritePolicy } from "./hls/playlist-rewriter.js";
@@ -11,48 +12,7 @@ import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
 import { channelCredentialOrigin } from "./hls/upstream-headers.js";
 import { createUpstreamSigner, type UpstreamSigner } from "./hls/upstream-signer.js";
 import { createViewerLeases, type ViewerLeases } from "./hls/viewer-leases.js";
-import { createPlaybackStats, type PlaybackStats } from "./playback-stats.js";
 import { createParkingLimit, type ParkingLimit } from "./sessions/parking-limit.js";
-
-/** Who a play request is for, resolved once per request by the play routes. */
-export interface PlayRequest {
-  readonly channel: Channel;
-  /** Absolute URL prefix of generated URLs, ending with `/{id}/`. */
-  readonly prefix: string;
-  /** "" or `&…`: the credential query and the viewer lease, appended to generated URLs. */
-  readonly query: string;
-  /**
-   * Shared caches may keep this request's immutable media (`Cache-Control: public`): it
-   * needed no credential and carries no per-viewer lease (see `mediaCacheControl`).
-   */
-  readonly sharedCache?: boolean;
-  /**
-   * Takes one of the client's places for a request about to wait (a start wait, an LL-HLS
-   * blocking reload, a preload-hinted part) and returns its release; throws 429
-   * `too_many_requests` when the client has `MAX_PARKED_PER_CLIENT` (32) waiting already.
-   */
-  readonly park?: () => () => void;
-  /**
-   * Cluster mode: forwarded by another instance, which checked the credential and
-   * the viewer lease (an instance token stood for them); never forwarded again.
-   */
-  readonly forwarded?: true;
-}
-
-/**
- * Locally packaged output (the DASH engine of a later issue): `index.m3u8` of a
- * `dash` channel and every `live/{file}` request are handed to it after the
- * credential, scope, lease and file-name checks.
- */
-export interface LocalIngress {
-  index(c: Context<AppEnv>, request: PlayRequest): Promise<Response>;
-  live(c: Context<AppEnv>, request: PlayRequest, file: string): Promise<Response>;
-  /**
-   * `stream.ts` (extensions "MPEG-TS output") of a locally packaged channel; `lease`
-   * renews the viewer's seat while it watches (a channel with `max_viewers`).
-   */
-  stream?(c: Context<AppEnv>, request: PlayRequest, lease?: () => void): Promise<Response>;
-}
 
 export interface PlaybackRuntimeOptions {
   readonly config: GatewayConfig;
@@ -76,6 +36,11 @@ export interface PlaybackRuntimeOptions {
   readonly viewerSeats?: ViewerSeatStore;
   /** A failure of the shared viewer-seat store (cluster mode). */
   readonly onSeatError?: (err: unknown, what: string) => void;
+  /**
+   * The counters to feed, when they exist before the runtime (the playback stack makes
+   * them first so the local ingress and the admin status share them); default: new ones.
+   */
+  readonly stats?: PlaybackStats;
 }
 
 /** Shared by every mount of the play routes: one signer, cache, lease table and set of counters. */
@@ -108,7 +73,7 @@ const SEGMENT_MAX_SHARED_BYTES = 16 * 1024 * 1024;
  * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
  */
 export function createPlaybackRuntime(options: PlaybackRuntimeOptions): PlaybackRuntime {
-  const stats = createPlaybackStats();
+  const stats = options.stats ?? createPlaybackStats();
   const signer = createUpstreamSigner(options.signingKey);
   const rewritePolicy = createPolicyChooser(
     options.playlistPolicy ?? (() => options.config.egress.playlist_policy),

@@ -20,6 +20,7 @@ import {
   type ChannelLeaseStore,
   createPackagingCluster,
   INSTANCE_TOKEN_HEADER,
+  joinCluster,
   type PackagingCluster,
 } from "@svc/playback/cluster";
 import {
@@ -111,18 +112,23 @@ async function startInstance(config: GatewayConfig, pool: pg.Pool): Promise<Inst
   });
   const signingKey = Buffer.from(config.security.signing_key, "utf8");
   let url = "";
+  const membership = joinCluster({ store, selfUrl: () => url, timings: TIMINGS });
+  const manager = createSessionManager({
+    config,
+    catalog,
+    egress,
+    ownership: membership.ownership,
+  });
   const cluster = createPackagingCluster({
-    store,
+    membership,
+    sessions: manager,
     catalog,
     signingKey,
-    selfUrl: () => url,
-    sessions: () => manager,
     build: "full",
     withCors: false,
     stats: () => runtime.stats,
     timings: TIMINGS,
   });
-  const manager = createSessionManager({ config, catalog, egress, ownership: cluster.ownership });
   const runtime = createPlaybackRuntime({
     config,
     catalog,

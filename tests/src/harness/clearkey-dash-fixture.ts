@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-// The test-only CENC encryptor of the playback package (docs/cenc.md, "src/cenc/testing"):
+// The test-only CENC encryptor of the test kits (tests/kits, docs/cenc.md):
 // ffmpeg 5.1 writes broken fragmented CENC, so correct vectors come from this encryptor.
 import { encryptFile } from "@svc/test-kits/cenc/fragment-encryptor";
 import { encryptInit } from "@svc/test-kits/cenc/init-encryptor";

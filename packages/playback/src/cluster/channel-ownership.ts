@@ -27,8 +27,11 @@ export interface ChannelOwnershipOptions {
   readonly store: ChannelLeaseStore;
   /** This instance; its `url` is known once the server listens ("" before). */
   readonly self: () => LeaseHolder;
-  /** A held lease was lost (not renewed in time, or taken over): stop packaging the channel. */
-  readonly onLost: (channelId: string) => void;
+  /**
+   * A held lease was lost (not renewed in time, or taken over): stop packaging the channel.
+   * The packaging cluster, built after the session manager, subscribes with `whenLost`.
+   */
+  readonly onLost?: (channelId: string) => void;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
   readonly ttlMs?: number;
   readonly renewEveryMs?: number;
@@ -57,6 +60,8 @@ export interface ChannelOwnership {
   release(channelId: string): void;
   /** Stops renewing and releases every held lease (shutdown). */
   close(): Promise<void>;
+  /** Tells `listener` of every lease lost from now on (with `onLost`, if given). */
+  whenLost(listener: (channelId: string) => void): void;
 }
 
 interface Held {
@@ -77,13 +82,15 @@ export function createChannelOwnership(o: ChannelOwnershipOptions): ChannelOwner
   const peers = new Map<string, { readonly lease: ChannelLease; readonly until: number }>();
   const inflight = new Map<string, Promise<Owner>>();
   const releases = new Set<Promise<void>>();
+  const lostListeners: ((channelId: string) => void)[] = [];
   let renewing = false;
   let closed = false;
 
   const lose = (channelId: string, why: string) => {
     if (!held.delete(channelId)) return;
     log("channel lease lost", { channel_id: channelId, reason: why });
-    o.onLost(channelId);
+    o.onLost?.(channelId);
+    for (const listener of lostListeners) listener(channelId);
   };
 
   const remember = (view: LeaseView, started: number): Owner => {
@@ -178,6 +185,7 @@ export function createChannelOwnership(o: ChannelOwnershipOptions): ChannelOwner
     },
     forget: (channelId) => void peers.delete(channelId),
     release,
+    whenLost: (listener) => void lostListeners.push(listener),
     async close() {
       closed = true;
       clearInterval(timer);

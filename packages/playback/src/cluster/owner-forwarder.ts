@@ -2,9 +2,9 @@ import { pipeline } from "node:stream/promises";
 import { type AppEnv, type Build, clientAddress, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
 import { Agent, request } from "undici";
+import type { PlayRequest } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { abortOnDisconnect, alreadySent, writeDirectHead } from "../hls/direct-response.js";
-import type { PlayRequest } from "../playback-runtime.js";
-import type { PlaybackStats } from "../playback-stats.js";
 import { forwardedPath, forwardedSearch } from "./forwarded-request.js";
 import { INSTANCE_TOKEN_HEADER, type InstanceTokens } from "./instance-token.js";
 

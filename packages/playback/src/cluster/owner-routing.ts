@@ -1,8 +1,8 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
-import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
-import { isFolderPlaylist } from "../sessions/ffmpeg/folder-output.js";
+import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
+import { isFolderPlaylist } from "../sessions/folder-output.js";
 import { parseLiveFile } from "../sessions/live-file-name.js";
 import type { ChannelOwnership } from "./channel-ownership.js";
 import type { OwnerForwarder } from "./owner-forwarder.js";

@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { type ChannelCatalog, isPackagedIngress } from "@svc/core/catalog";
 import type { Build } from "@svc/core/http";
-import type { LocalIngress } from "../playback-runtime.js";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { LocalIngress } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import type { SessionManager, WarmupResult } from "../sessions/session-manager.js";
-import type { ChannelLeaseStore, LeaseView } from "./channel-lease-store.js";
-import { type ChannelOwnership, createChannelOwnership } from "./channel-ownership.js";
+import type { LeaseView } from "./channel-lease-store.js";
+import type { ChannelOwnership } from "./channel-ownership.js";
+import type { ClusterMembership } from "./cluster-membership.js";
 import { type AcceptForwarded, acceptForwarded } from "./forwarded-request.js";
 import { createInstanceTokens } from "./instance-token.js";
 import { createOwnerForwarder } from "./owner-forwarder.js";
@@ -17,25 +17,20 @@ import { createSessionStopTokens } from "./session-stop-token.js";
 const AUTOSTART_SWEEP_MS = 2_000;
 
 export interface PackagingClusterOptions {
-  readonly store: ChannelLeaseStore;
+  /** This instance's id and lease ownership (made before the session manager). */
+  readonly membership: ClusterMembership;
+  /** The session manager, which packages only the channels `membership` holds. */
+  readonly sessions: SessionManager;
   readonly catalog: ChannelCatalog;
   /** The shared `security.signing_key`: instance tokens use a key derived from it. */
   readonly signingKey: Buffer;
-  /** Where the other instances reach this one (`server.advertise_url`); "" until it listens. */
-  readonly selfUrl: () => string;
-  /** The session manager (built after the cluster: it takes `ownership`). */
-  readonly sessions: () => SessionManager;
   readonly build: Build;
   /** `security.cors_origins` is set. */
   readonly withCors: boolean;
   readonly stats?: () => PlaybackStats | undefined;
   readonly log?: (event: string, fields: Record<string, unknown>) => void;
-  /** Lease TTL, renewal and autostart sweep periods (tests shorten them). */
-  readonly timings?: {
-    readonly ttlMs?: number;
-    readonly renewEveryMs?: number;
-    readonly sweepEveryMs?: number;
-  };
+  /** The autostart sweep period (tests shorten it). */
+  readonly timings?: { readonly sweepEveryMs?: number };
 }
 
 /**
@@ -46,8 +41,9 @@ export interface PackagingClusterOptions {
  * its leases expire, each with a new publication generation.
  *
  * @example
- * const cluster = createPackagingCluster({ store, catalog, signingKey, selfUrl, sessions: () => manager, build: "full", withCors: false });
- * const manager = createSessionManager({ config, catalog, egress, ownership: cluster.ownership });
+ * const membership = joinCluster({ store, selfUrl: () => url });
+ * const manager = createSessionManager({ config, catalog, egress, ownership: membership.ownership });
+ * const cluster = createPackagingCluster({ membership, sessions: manager, catalog, signingKey, build: "full", withCors: false });
  * const runtime = createPlaybackRuntime({ …, localIngress: cluster.ingress(createDashLocalIngress({ sessions: manager, build: "full", withCors: false })) });
  * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant, acceptForwarded: cluster.acceptForwarded }));
  */
@@ -80,20 +76,15 @@ export interface PackagingCluster {
 }
 
 export function createPackagingCluster(o: PackagingClusterOptions): PackagingCluster {
-  const instanceId = randomBytes(12).toString("base64url");
+  const { instanceId, ownership, store } = o.membership;
+  const sessions = o.sessions;
   const log = o.log ?? (() => undefined);
-  const ownership = createChannelOwnership({
-    store: o.store,
-    self: () => ({ id: instanceId, url: o.selfUrl() }),
-    onLost: (id) => void o.sessions().stop(id),
-    log,
-    ...(o.timings?.ttlMs === undefined ? {} : { ttlMs: o.timings.ttlMs }),
-    ...(o.timings?.renewEveryMs === undefined ? {} : { renewEveryMs: o.timings.renewEveryMs }),
-  });
+  // A lease lost (not renewed in time, or taken over): the channel is no longer packaged here.
+  ownership.whenLost((id) => void sessions.stop(id));
   const tokens = createInstanceTokens(o.signingKey);
   const stopTokens = createSessionStopTokens(o.signingKey);
   const stops = createSessionStopForwarder({
-    store: o.store,
+    store,
     selfId: instanceId,
     tokens: stopTokens,
   });
@@ -112,10 +103,9 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
    * every claim starts its session in the same turn, so a sweep never sees one in between.
    */
   const sweep = async () => {
-    if (sweeping || o.selfUrl() === "") return;
+    if (sweeping || o.membership.selfUrl() === "") return;
     sweeping = true;
     try {
-      const sessions = o.sessions();
       for (const id of ownership.held()) if (sessions.get(id) === undefined) ownership.release(id);
       const wanted = o.catalog
         .list()
@@ -129,7 +119,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
         );
       if (wanted.length === 0) return;
       // One read for all of them; a claim (a write) only where no live lease exists.
-      const taken = new Set((await o.store.live()).map((v) => v.lease.channelId));
+      const taken = new Set((await store.live()).map((v) => v.lease.channelId));
       for (const c of wanted) {
         if (taken.has(c.id)) continue;
         const owner = await ownership.resolve(c.id, true);
@@ -148,7 +138,6 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
     ingress: (local) => createOwnerRouting({ local, ownership, forwarder }),
     acceptForwarded: acceptForwarded(tokens),
     async warmup(channelId) {
-      const sessions = o.sessions();
       const channel = o.catalog.get(channelId);
       // Unknown, HLS or disabled channels: the session manager's own answer.
       if (channel === undefined || !isPackagedIngress(channel.ingress) || channel.disabled)
@@ -159,12 +148,12 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
       return sessions.warmup(channelId);
     },
     async stopSession(channelId, requestId) {
-      if (await o.sessions().stop(channelId)) return true;
+      if (await sessions.stop(channelId)) return true;
       return stops.stopAtOwner(channelId, requestId);
     },
     async stopForwarded(channelId, token) {
       if (!stopTokens.verify(token, channelId)) return undefined;
-      return o.sessions().stop(channelId);
+      return sessions.stop(channelId);
     },
     startAutostart() {
       if (sweeper !== undefined) return;
@@ -172,7 +161,7 @@ export function createPackagingCluster(o: PackagingClusterOptions): PackagingClu
       sweeper = setInterval(() => void sweep(), o.timings?.sweepEveryMs ?? AUTOSTART_SWEEP_MS);
       sweeper.unref();
     },
-    leases: () => o.store.live(),
+    leases: () => store.live(),
     async close() {
       clearInterval(sweeper);
       await ownership.close();

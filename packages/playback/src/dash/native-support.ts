@@ -1,3 +1,4 @@
+import { currentPeriod } from "./manifest/current-period.js";
 import type { Mpd, Period, Representation } from "./manifest/mpd-model.js";
 import type { RenditionRole } from "./scheduler/segment-cursor.js";
 import type {
@@ -28,15 +29,6 @@ export type NativeSupport =
       readonly renditions: readonly PlannedRendition[];
     }
   | { readonly ok: false; readonly reason: string };
-
-/** The Period that is live at `serverNowMs` (the first one for a static MPD). */
-export function currentPeriod(mpd: Mpd, serverNowMs: number): Period | undefined {
-  if (mpd.type === "static" || mpd.availabilityStartTime === undefined) return mpd.periods[0];
-  const elapsed = (serverNowMs - mpd.availabilityStartTime) / 1000;
-  let current = mpd.periods[0];
-  for (const p of mpd.periods) if (p.start <= elapsed) current = p;
-  return current;
-}
 
 /**
  * Plans the renditions of the current Period: the representations chosen, each with

@@ -3,7 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import type { AppEnv, Build } from "@svc/core/http";
 import { directResponseHeaderList } from "@svc/core/http";
 import type { Context } from "hono";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 
 /**
  * Streamed media answers are written straight to the node response: undici's

@@ -1,8 +1,8 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
-import type { PlayRequest } from "../playback-runtime.js";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { PlayRequest } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { sendBytes } from "./direct-response.js";
 import type { CompiledPlaylist } from "./playlist-rewriter.js";
 import type { PlaylistOutcome } from "./playlist-source.js";

@@ -1,6 +1,6 @@
 import type { Channel } from "@svc/core/catalog";
 import { type Egress, readBodyCapped } from "@svc/core/egress";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { withDirectives } from "./ll-hls-directives.js";
 import {
   type CompiledPlaylist,

@@ -6,7 +6,7 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import type { Channel } from "@svc/core/catalog";
 import { createEgress } from "@svc/core/egress";
-import { createPlaybackStats } from "../playback-stats.js";
+import { createPlaybackStats } from "../delivery/playback-stats.js";
 import { createSegmentFanIn } from "./segment-fan-in.js";
 
 // A real loopback origin and the real egress: only 127.0.0.1 is contacted.

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { Channel } from "@svc/core/catalog";
 import type { Egress, EgressResponse } from "@svc/core/egress";
-import type { PlaybackStats } from "../playback-stats.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { readFirstChunk, writeCorked } from "./direct-response.js";
 import { looksLikePlaylist } from "./playlist-rewriter.js";
 import {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { inspectMpdText } from "../dash/inspection/native-inspection.js";
+import { urlForReport } from "../dash/inspection/url-for-report.js";
 import {
   dashProbeFailure,
   dashProbeKeysProblem,
@@ -10,7 +11,6 @@ import {
   httpProbeResult,
   withProxyId,
 } from "./probe-result.js";
-import { urlForReport } from "./url-for-report.js";
 
 describe("urlForReport", () => {
   const rows: [string, string][] = [

@@ -1,6 +1,6 @@
 import type { NativeInspection } from "../dash/inspection/inspection-model.js";
+import { urlForReport } from "../dash/inspection/url-for-report.js";
 import type { StreamFormat } from "../ts/stream-format.js";
-import { urlForReport } from "./url-for-report.js";
 
 /**
  * Result shapes of `POST /v1/admin/channels/{id}/probe` and `POST /v1/admin/source-probes`

@@ -1,4 +1,4 @@
-import type { PlaybackStats } from "../playback-stats.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import type { RuntimeSession } from "./runtime-session.js";
 
 /**

@@ -8,19 +8,19 @@ import {
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
+import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { alreadySent, whenClosed, writeCorked, writeDirectHead } from "../hls/direct-response.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
-import type { LocalIngress, PlayRequest } from "../playback-runtime.js";
-import type { PlaybackStats } from "../playback-stats.js";
 import { bytesOutCounter } from "./bytes-out-counter.js";
-import { isFolderPlaylist, serveFolderFile } from "./ffmpeg/folder-output.js";
+import { isFolderPlaylist, serveFolderFile } from "./folder-output.js";
 import { type LiveFile, parseLiveFile } from "./live-file-name.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
 import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits.js";
 import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
-import { createTsLocalIngress, streamNotSupported } from "./ts/ts-local-ingress.js";
+import { createTsLocalIngress, streamNotSupported } from "./ts-local-ingress.js";
 
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { PlayRequest } from "../playback-runtime.js";
+import type { PlayRequest } from "../delivery/play-request.js";
 
 /**
  * Playlists (master, media, the 307 of a moved generation) change with every segment or

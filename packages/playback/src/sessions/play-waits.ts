@@ -1,8 +1,8 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
+import type { PlayRequest } from "../delivery/play-request.js";
 import { abortOnDisconnect } from "../hls/direct-response.js";
-import type { PlayRequest } from "../playback-runtime.js";
 import type { RuntimeSession } from "./runtime-session.js";
 
 /** How long a play request waits for a starting session's first publication. */

@@ -2,8 +2,8 @@ import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import { PREFIX_MARK } from "../dash/publisher/channel-publication.js";
 import { QUERY_MARK } from "../dash/publisher/rendition-window.js";
+import type { PlayRequest } from "../delivery/play-request.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
-import type { PlayRequest } from "../playback-runtime.js";
 import { PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
 
 /**

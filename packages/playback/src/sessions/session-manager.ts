@@ -12,7 +12,7 @@ import { type KeyTable, keyTableFromHex } from "../cenc/kid.js";
 import { NativePackager } from "../dash/native-packager.js";
 import type { FragmentTransformFactory } from "../dash/segmenter/fragment-transform.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
-import { type FfmpegEngineOptions, FfmpegPackager } from "./ffmpeg/ffmpeg-packager.js";
+import { type FfmpegEngineOptions, FfmpegPackager } from "./ffmpeg-packager.js";
 import type { PackagerFactory, SessionEngines } from "./packager.js";
 import {
   DEFAULT_STALL_TIMINGS,
@@ -22,7 +22,7 @@ import {
   type StallTimings,
 } from "./runtime-session.js";
 import type { SessionState } from "./session-states.js";
-import { TsPackager } from "./ts/ts-packager.js";
+import { TsPackager } from "./ts-packager.js";
 
 export interface SessionManagerOptions {
   readonly config: GatewayConfig;

@@ -1,4 +1,3 @@
-import { urlForReport } from "../../probes/url-for-report.js";
 import type { Mpd, MpdError, Period, Representation } from "../manifest/mpd-model.js";
 import { parseMpd } from "../manifest/mpd-parser.js";
 import { listAvailableSegments } from "../manifest/segment-availability.js";
@@ -10,6 +9,7 @@ import { passthroughProblem } from "./codec-support.js";
 import type { NativeInspection } from "./inspection-model.js";
 import { normalizeKid, type ProtectedTrack, protectionProblems } from "./protection-check.js";
 import { absurdAddressing, timelineOverlap } from "./timeline-check.js";
+import { urlForReport } from "./url-for-report.js";
 
 /** What the inspection needs besides the MPD. */
 export interface InspectionOptions extends SelectionPreferences {

@@ -1,9 +1,9 @@
 import { type Egress, guardRefusal } from "@svc/core/egress";
 import { describeRefusal } from "../fetcher/upstream-fetch.js";
 import { resolveSegmentUrl } from "../manifest/base-url.js";
+import { currentPeriod } from "../manifest/current-period.js";
 import type { Mpd, Representation, SegmentTemplate } from "../manifest/mpd-model.js";
 import { compileTemplate, expandTemplate } from "../manifest/template-url.js";
-import { currentPeriod } from "../native-support.js";
 import {
   type SelectionPreferences,
   selectRepresentations,

@@ -2,22 +2,22 @@ import { type EgressResponse, readBodyCapped } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
-import type { PlaybackRuntime, PlayRequest } from "../playback-runtime.js";
+import type { PlayRequest } from "./delivery/play-request.js";
 import {
   abortOnDisconnect,
   alreadySent,
   pipeBody,
   readFirstChunk,
   writeDirectHead,
-} from "./direct-response.js";
-import { llHlsDirectives } from "./ll-hls-directives.js";
+} from "./hls/direct-response.js";
+import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import {
   playlistResponse,
   SANDBOXED,
   UPSTREAM_PLAYLIST_EXTENSIONS,
   upstreamOutcomeResponse,
-} from "./playlist-answer.js";
-import { compilePlaylist, looksLikePlaylist } from "./playlist-rewriter.js";
+} from "./hls/playlist-answer.js";
+import { compilePlaylist, looksLikePlaylist } from "./hls/playlist-rewriter.js";
 import {
   channelCredentialOrigin,
   channelRequestHeaders,
@@ -25,7 +25,8 @@ import {
   isPlaylistType,
   keptResponseHeaders,
   PASSTHROUGH_STATUSES,
-} from "./upstream-headers.js";
+} from "./hls/upstream-headers.js";
+import type { PlaybackRuntime } from "./playback-runtime.js";
 
 /**
  * `GET …/u/{upstream}` after the signature check (spec "Playback" 3); `extension` is the

@@ -1,15 +1,15 @@
 import type { Egress } from "@svc/core/egress";
-import { describeRefusal, openUpstream } from "../../dash/fetcher/upstream-fetch.js";
+import { describeRefusal, openUpstream } from "../dash/fetcher/upstream-fetch.js";
 import {
   createPackagerCounters,
   type PackagerCounters,
-} from "../../dash/scheduler/packager-counters.js";
-import { pause } from "../../dash/scheduler/rendition-pump.js";
-import { PacketReader } from "../../ts/packet-reader.js";
-import { SegmentCutter, type TsSegment } from "../../ts/segment-cutter.js";
-import type { Packager, PackagerContext } from "../packager.js";
-import { TsFanout } from "./ts-fanout.js";
-import { TsWindow } from "./ts-window.js";
+} from "../dash/scheduler/packager-counters.js";
+import { pause } from "../dash/scheduler/rendition-pump.js";
+import { PacketReader } from "../ts/packet-reader.js";
+import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
+import type { Packager, PackagerContext } from "./packager.js";
+import { TsFanout } from "./ts/ts-fanout.js";
+import { TsWindow } from "./ts/ts-window.js";
 
 /** Segment target of the TS engine: cut at the first random-access point at or after it. */
 export const TS_SEGMENT_TARGET_SEC = 2;

@@ -2,11 +2,11 @@ import { Readable } from "node:stream";
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
-import type { PlayRequest } from "../../playback-runtime.js";
-import { mediaCacheControl } from "../media-cache-control.js";
-import type { Packager } from "../packager.js";
-import { PLAYLIST_NAME } from "./ffmpeg-args.js";
-import { serveSessionFile } from "./serve-session-file.js";
+import type { PlayRequest } from "../delivery/play-request.js";
+import { PLAYLIST_NAME } from "./ffmpeg/ffmpeg-args.js";
+import { serveSessionFile } from "./ffmpeg/serve-session-file.js";
+import { mediaCacheControl } from "./media-cache-control.js";
+import type { Packager } from "./packager.js";
 
 /** The compatibility engine's playlists: its master and the media playlists `media-<i>`. */
 const FOLDER_PLAYLIST = /^media-\d{1,2}\.m3u8$/;

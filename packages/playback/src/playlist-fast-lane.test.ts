@@ -13,10 +13,10 @@ import {
   testConfig,
   testSessionTokens,
 } from "@svc/test-kits/playback-fixture";
-import { createPlaybackAuthorizer } from "../play-auth.js";
-import { jwtPlayGrant } from "../play-grant.js";
-import { createPlayRoutes } from "../play-routes.js";
-import { createPlaybackRuntime, type PlaybackRuntime } from "../playback-runtime.js";
+import { createPlaybackAuthorizer } from "./play-auth.js";
+import { jwtPlayGrant } from "./play-grant.js";
+import { createPlayRoutes } from "./play-routes.js";
+import { createPlaybackRuntime, type PlaybackRuntime } from "./playback-runtime.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 
 /**

@@ -9,16 +9,16 @@ import {
   requestIds,
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { INSTANCE_TOKEN_HEADER } from "../cluster/instance-token.js";
-import type { PlaybackAuthorizer, PlaybackGrant } from "../play-auth.js";
-import { jwtPlayGrantOf, playRequestOf } from "../play-grant.js";
-import type { PlaybackRuntime } from "../playback-runtime.js";
-import { isPlainHost, publicBase } from "../public-url.js";
-import { PLAYLIST_CONTENT_TYPE, UPSTREAM_PLAYLIST_EXTENSIONS } from "./playlist-answer.js";
-import type { CompiledPlaylist } from "./playlist-rewriter.js";
-import { renderedPlaylist } from "./rendered-playlists.js";
-import { UPSTREAM_CSP } from "./upstream-headers.js";
-import { signedExtension } from "./upstream-signer.js";
+import { INSTANCE_TOKEN_HEADER } from "./cluster/instance-token.js";
+import { PLAYLIST_CONTENT_TYPE, UPSTREAM_PLAYLIST_EXTENSIONS } from "./hls/playlist-answer.js";
+import type { CompiledPlaylist } from "./hls/playlist-rewriter.js";
+import { renderedPlaylist } from "./hls/rendered-playlists.js";
+import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
+import { signedExtension } from "./hls/upstream-signer.js";
+import type { PlaybackAuthorizer, PlaybackGrant } from "./play-auth.js";
+import { jwtPlayGrantOf, playRequestOf } from "./play-grant.js";
+import type { PlaybackRuntime } from "./playback-runtime.js";
+import { isPlainHost, publicBase } from "./public-url.js";
 
 const MOUNT = "/v1/play/";
 const INDEX_ROUTE = "/v1/play/:id/index.m3u8";

@@ -1,16 +1,16 @@
 import { GatewayError } from "@svc/core/errors";
 import type { AppEnv, Build } from "@svc/core/http";
 import type { Context } from "hono";
-import { alreadySent, writeDirectHead } from "../../hls/direct-response.js";
-import type { LocalIngress, PlayRequest } from "../../playback-runtime.js";
-import type { PlaybackStats } from "../../playback-stats.js";
-import { bytesOutCounter } from "../bytes-out-counter.js";
-import { mediaCacheControl } from "../media-cache-control.js";
-import { clientSignal, gone, notReady, waitReady } from "../play-waits.js";
-import { answerPlaylistText } from "../playlist-text-answer.js";
-import type { RuntimeSession } from "../runtime-session.js";
-import type { SessionManager } from "../session-manager.js";
-import { parseTsLiveFile } from "./ts-window.js";
+import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
+import type { PlaybackStats } from "../delivery/playback-stats.js";
+import { alreadySent, writeDirectHead } from "../hls/direct-response.js";
+import { bytesOutCounter } from "./bytes-out-counter.js";
+import { mediaCacheControl } from "./media-cache-control.js";
+import { clientSignal, gone, notReady, waitReady } from "./play-waits.js";
+import { answerPlaylistText } from "./playlist-text-answer.js";
+import type { RuntimeSession } from "./runtime-session.js";
+import type { SessionManager } from "./session-manager.js";
+import { parseTsLiveFile } from "./ts/ts-window.js";
 
 /** How often a `stream.ts` viewer's seat is renewed (a lease lapses after 30 s). */
 const LEASE_RENEW_MS = 10_000;

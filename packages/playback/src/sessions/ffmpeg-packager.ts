@@ -1,23 +1,23 @@
 import type { Egress, EgressProxy } from "@svc/core/egress";
-import type { KeyTable } from "../../cenc/kid.js";
-import { describeRefusal, fetchBytes } from "../../dash/fetcher/upstream-fetch.js";
+import type { KeyTable } from "../cenc/kid.js";
+import { describeRefusal, fetchBytes } from "../dash/fetcher/upstream-fetch.js";
 import {
   inspectionOfParseError,
   inspectNativeSupport,
-} from "../../dash/inspection/native-inspection.js";
-import { checkSessionStart, type StartFailureCause } from "../../dash/inspection/start-check.js";
-import { parseMpd } from "../../dash/manifest/mpd-parser.js";
+} from "../dash/inspection/native-inspection.js";
+import { checkSessionStart, type StartFailureCause } from "../dash/inspection/start-check.js";
+import { parseMpd } from "../dash/manifest/mpd-parser.js";
 import {
   createPackagerCounters,
   type PackagerCounters,
-} from "../../dash/scheduler/packager-counters.js";
-import type { SelectionPreferences } from "../../dash/selection/representation-choice.js";
-import type { Packager, PackagerContext } from "../packager.js";
-import type { HlsOutputOptions } from "./ffmpeg-args.js";
-import { chooseFfmpegKey } from "./ffmpeg-key.js";
-import { ffmpegLayout } from "./ffmpeg-layout.js";
-import type { FfmpegSessionStatus, SupervisionOptions } from "./ffmpeg-session-types.js";
-import { type FfmpegSession, startFfmpegSession } from "./ffmpeg-supervisor.js";
+} from "../dash/scheduler/packager-counters.js";
+import type { SelectionPreferences } from "../dash/selection/representation-choice.js";
+import type { HlsOutputOptions } from "./ffmpeg/ffmpeg-args.js";
+import { chooseFfmpegKey } from "./ffmpeg/ffmpeg-key.js";
+import { ffmpegLayout } from "./ffmpeg/ffmpeg-layout.js";
+import type { FfmpegSessionStatus, SupervisionOptions } from "./ffmpeg/ffmpeg-session-types.js";
+import { type FfmpegSession, startFfmpegSession } from "./ffmpeg/ffmpeg-supervisor.js";
+import type { Packager, PackagerContext } from "./packager.js";
 
 /** What the compatibility engine needs besides one generation's {@link PackagerContext}. */
 export interface FfmpegEngineOptions {
