@@ -1,16 +1,21 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
+import { createAdminApp, keyPlayGrant, keyPlayRoutes, openAdminState } from "@svc/admin-api/admin";
 import { channelLeasesFor } from "@svc/admin-api/cluster";
-import { createConsoleRoutes } from "@svc/admin-api/console";
+import { consoleRoutes, createConsoleRoutes } from "@svc/admin-api/console";
 import { buildOpenApiDocument } from "@svc/admin-api/openapi";
-import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
+import {
+  createServiceInfoRoute,
+  type ServiceInfo,
+  serviceInfoRoutes,
+} from "@svc/admin-api/service-info";
 import {
   createLoginRoute,
   createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
+  loginRoutes,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
@@ -22,9 +27,10 @@ import {
   createAdvertisedUrl,
   createBaseApp,
   createHealthRoutes,
+  healthRoutes,
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { routeTableFor } from "@svc/core/route-table";
+import { routeTableOf } from "@svc/core/route-table";
 import { createPackagingCluster, type PackagingCluster } from "@svc/playback/cluster";
 import {
   createDashLocalIngress,
@@ -39,10 +45,10 @@ import {
   createPlaylistFastLane,
   createPlayRoutes,
   jwtPlayGrant,
+  playRoutes,
   resolveUrlSigningKey,
 } from "@svc/playback/play";
-import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
-import { assertRoutesInTable } from "./route-check.js";
+import { createPlayback, createPlaybackAuthorizer, playlistRoutes } from "@svc/playback/routes";
 
 function readBuildInfo(): ServiceInfo {
   return JSON.parse(
@@ -193,19 +199,20 @@ export async function composeFull(
   playbackStats = () => playback.stats.snapshot();
 
   const app = createBaseApp({ build: "full", config, log });
-  // First: the credential gate (route table) and the key gate must see every request.
+  // First: the credential gate (route declarations) and the key gate must see every request.
   app.route("/", createAdminApp(ctx));
-  app.route("/", createServiceInfoRoute(info));
+  app.route(serviceInfoRoutes.base, createServiceInfoRoute(info));
   app.route(
-    "/",
+    consoleRoutes.base,
     createConsoleRoutes({
       distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/dist/index.html"))),
-      openapi: buildOpenApiDocument(info, routeTableFor(config.extensions)),
+      // The routes this app registered (checked below, before the first request).
+      openapi: () => buildOpenApiDocument(info, routeTableOf(app)),
       publicBaseUrl,
     }),
   );
   app.route(
-    "/",
+    healthRoutes.base,
     createHealthRoutes(
       dashReadiness({
         channels: () => ctx.channels.list(),
@@ -216,7 +223,7 @@ export async function composeFull(
   );
   // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
   app.route(
-    "/",
+    loginRoutes.base,
     createLoginRoute({
       accounts: ctx.accounts,
       tokens: sessionTokens,
@@ -225,7 +232,7 @@ export async function composeFull(
     }),
   );
   app.route(
-    "/",
+    playlistRoutes.base,
     createPlayback({
       config,
       catalog: ctx.channels,
@@ -236,14 +243,19 @@ export async function composeFull(
     }),
   );
   app.route(
-    "/v1/play",
+    playRoutes.base,
     createPlayRoutes(playback, {
       resolveGrant: jwtPlayGrant(authorizer),
       ...(cluster === undefined ? {} : { acceptForwarded: cluster.acceptForwarded }),
     }),
   );
-  app.route("/p/:token/play", createPlayRoutes(playback, { resolveGrant: keyPlayGrant }));
-  assertRoutesInTable(app, routeTableFor(config.extensions));
+  app.route(
+    keyPlayRoutes.base,
+    createPlayRoutes(playback, { routes: keyPlayRoutes, resolveGrant: keyPlayGrant }),
+  );
+  // Refuses to start when a route was registered without its declaration: the
+  // credential gate and the OpenAPI document know only declared routes.
+  routeTableOf(app);
   const metrics = ctx.metrics;
   return {
     app,

@@ -6,6 +6,7 @@ import {
   createRateLimiter,
   createSessionTokens,
   createStaticDirectory,
+  loginRoutes,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
@@ -13,8 +14,9 @@ import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { Environment, GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
-import { createBaseApp, createHealthRoutes } from "@svc/core/http";
+import { createBaseApp, createHealthRoutes, healthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { routeTableOf } from "@svc/core/route-table";
 import {
   createDashLocalIngress,
   createSessionManager,
@@ -26,9 +28,10 @@ import {
   createPlaylistFastLane,
   createPlayRoutes,
   jwtPlayGrant,
+  playRoutes,
   resolveUrlSigningKey,
 } from "@svc/playback/play";
-import { createPlayback, createPlaybackAuthorizer } from "@svc/playback/routes";
+import { createPlayback, createPlaybackAuthorizer, playlistRoutes } from "@svc/playback/routes";
 
 /**
  * The lite gateway: exactly the seven lite routes of the spec over the config
@@ -64,11 +67,11 @@ export async function composeLite({
   const app = createBaseApp({ build: "lite", config, log });
   // Spec "Lite build": /readyz always reports ready.
   app.route(
-    "/",
+    healthRoutes.base,
     createHealthRoutes(() => ({ ready: true })),
   );
   app.route(
-    "/",
+    loginRoutes.base,
     createLoginRoute({
       accounts,
       tokens,
@@ -80,7 +83,7 @@ export async function composeLite({
     }),
   );
   app.route(
-    "/",
+    playlistRoutes.base,
     createPlayback({
       config,
       catalog,
@@ -115,7 +118,12 @@ export async function composeLite({
       stats: () => playback.stats,
     }),
   });
-  app.route("/v1/play", createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }));
+  app.route(
+    playRoutes.base,
+    createPlayRoutes(playback, { resolveGrant: jwtPlayGrant(authorizer) }),
+  );
+  // Every route declared (the same check as the full build's).
+  routeTableOf(app);
   return {
     app,
     fastLane: createPlaylistFastLane(playback, { authorizer, log }),

@@ -10,7 +10,12 @@ export {
 export { createPlaylistFastLane } from "./hls/playlist-fast-lane.js";
 export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
-export { createPlayRoutes } from "./play-routes.js";
+export {
+  createPlayRoutes,
+  type PlayRouteFamily,
+  playRouteFamily,
+  playRoutes,
+} from "./play-routes.js";
 export {
   createPlaybackRuntime,
   type LocalIngress,
