@@ -206,8 +206,8 @@ export async function composeFull(
     consoleRoutes.base,
     createConsoleRoutes({
       distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/dist/index.html"))),
-      // The routes this app registered (checked below, before the first request).
-      openapi: () => buildOpenApiDocument(info, routeTableOf(app)),
+      // Built below from the routes this app registered, before the first request.
+      openapi: () => openapi,
       publicBaseUrl,
     }),
   );
@@ -253,9 +253,9 @@ export async function composeFull(
     keyPlayRoutes.base,
     createPlayRoutes(playback, { routes: keyPlayRoutes, resolveGrant: keyPlayGrant }),
   );
-  // Refuses to start when a route was registered without its declaration: the
-  // credential gate and the OpenAPI document know only declared routes.
-  routeTableOf(app);
+  // Refuses to start when a route was registered without its declaration, or declares a
+  // credential no gate knows: the credential gate and the document know only declared routes.
+  const openapi = buildOpenApiDocument(info, routeTableOf(app));
   const metrics = ctx.metrics;
   return {
     app,
