@@ -1,16 +1,21 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createAdminApp, keyPlayGrant, openAdminState } from "@svc/admin-api/admin";
+import { createAdminApp, keyPlayGrant, keyPlayRoutes, openAdminState } from "@svc/admin-api/admin";
 import { channelLeasesFor } from "@svc/admin-api/cluster";
-import { createConsoleRoutes } from "@svc/admin-api/console";
+import { consoleRoutes, createConsoleRoutes } from "@svc/admin-api/console";
 import { buildOpenApiDocument } from "@svc/admin-api/openapi";
-import { createServiceInfoRoute, type ServiceInfo } from "@svc/admin-api/service-info";
+import {
+  createServiceInfoRoute,
+  type ServiceInfo,
+  serviceInfoRoutes,
+} from "@svc/admin-api/service-info";
 import {
   createLoginRoute,
   createPasswordHasher,
   createRateLimiter,
   createSessionTokens,
+  loginRoutes,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
@@ -22,12 +27,12 @@ import {
   createAdvertisedUrl,
   createBaseApp,
   createHealthRoutes,
+  healthRoutes,
 } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { routeTableFor } from "@svc/core/route-table";
+import { routeTableOf } from "@svc/core/route-table";
 import { createPlaybackStack, createPlaybackStats, newInstanceId } from "@svc/playback/stack";
 import { createPlaybackPort } from "./playback-port.js";
-import { assertRoutesInTable } from "./route-check.js";
 
 function readBuildInfo(): ServiceInfo {
   return JSON.parse(
@@ -135,27 +140,28 @@ export async function composeFull(
       ? { cluster: { store: channelLeasesFor(state.storage), instanceId, selfUrl } }
       : {}),
     // Playback keys: the same play routes under `/p/{token}/play` (the key gate runs first).
-    playMounts: [{ path: "/p/:token/play", resolveGrant: keyPlayGrant }],
+    playMounts: [{ routes: keyPlayRoutes, resolveGrant: keyPlayGrant }],
     ...(ctx.metrics === undefined ? {} : { observe: ctx.metrics.observeRequest }),
   });
   port.connect(playback);
 
   const app = createBaseApp({ build: "full", config, log });
-  // First: the credential gate (route table) and the key gate must see every request.
+  // First: the credential gate (route declarations) and the key gate must see every request.
   app.route("/", createAdminApp(ctx));
-  app.route("/", createServiceInfoRoute(info));
+  app.route(serviceInfoRoutes.base, createServiceInfoRoute(info));
   app.route(
-    "/",
+    consoleRoutes.base,
     createConsoleRoutes({
       distDir: fileURLToPath(new URL(".", import.meta.resolve("@svc/console/index.html"))),
-      openapi: buildOpenApiDocument(info, routeTableFor(config.extensions)),
+      // Built below from the routes this app registered, before the first request.
+      openapi: () => openapi,
       publicBaseUrl,
     }),
   );
-  app.route("/", createHealthRoutes(playback.readiness));
+  app.route(healthRoutes.base, createHealthRoutes(playback.readiness));
   // ctx.limiter: the one above, or in cluster mode the counter every instance shares.
   app.route(
-    "/",
+    loginRoutes.base,
     createLoginRoute({
       accounts: ctx.accounts,
       tokens: sessionTokens,
@@ -164,7 +170,9 @@ export async function composeFull(
     }),
   );
   app.route("/", playback.routes);
-  assertRoutesInTable(app, routeTableFor(config.extensions));
+  // Refuses to start when a route was registered without its declaration, or declares a
+  // credential no gate knows: the credential gate and the document know only declared routes.
+  const openapi = buildOpenApiDocument(info, routeTableOf(app));
   return {
     app,
     fastLane: playback.fastLane,

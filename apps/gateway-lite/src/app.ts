@@ -6,6 +6,7 @@ import {
   createRateLimiter,
   createSessionTokens,
   createStaticDirectory,
+  loginRoutes,
   resolveSigningKeys,
 } from "@svc/core/auth";
 import type { ComposedGateway } from "@svc/core/boot";
@@ -13,8 +14,9 @@ import { channelsFromConfig, createStaticCatalog } from "@svc/core/catalog";
 import type { Environment, GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
-import { createBaseApp, createHealthRoutes } from "@svc/core/http";
+import { createBaseApp, createHealthRoutes, healthRoutes } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
+import { routeTableOf } from "@svc/core/route-table";
 import { createPlaybackStack } from "@svc/playback/stack";
 
 /**
@@ -54,9 +56,9 @@ export async function composeLite({
   });
 
   const app = createBaseApp({ build: "lite", config, log });
-  app.route("/", createHealthRoutes(playback.readiness));
+  app.route(healthRoutes.base, createHealthRoutes(playback.readiness));
   app.route(
-    "/",
+    loginRoutes.base,
     createLoginRoute({
       accounts,
       tokens,
@@ -68,6 +70,8 @@ export async function composeLite({
     }),
   );
   app.route("/", playback.routes);
+  // Every route declared (the same check as the full build's).
+  routeTableOf(app);
   return {
     app,
     fastLane: playback.fastLane,

@@ -8,27 +8,20 @@ import {
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
-import { createRouteMatcher, routeTableFor } from "@svc/core/route-table";
 import type { ViewerSeatStore } from "@svc/playback/play";
 import { Hono } from "hono";
 import type { AdminContext, SessionControl } from "./admin-context.js";
 import type { AdminEnv } from "./env.js";
 import { credentialGate } from "./http/credential-gate.js";
 import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
-import { createApiTokenRoutes } from "./routes/api-tokens.js";
-import { createChannelRoutes } from "./routes/channels.js";
-import { createEgressRoutes } from "./routes/egress.js";
-import { createGuidePublicRoutes } from "./routes/guide-public.js";
-import { createGuideSourceRoutes } from "./routes/guide-sources.js";
-import { createKeyPlaylistRoute, playbackKeyGate } from "./routes/key-playback.js";
-import { createM3uRoutes } from "./routes/m3u.js";
-import { createMeRoutes } from "./routes/me.js";
-import { createMetricsRoute } from "./routes/metrics.js";
-import { createPlaybackKeyRoutes } from "./routes/playback-keys.js";
-import { createProbeRoutes } from "./routes/probes.js";
-import { createReadRoutes } from "./routes/read-routes.js";
-import { createSessionRoutes, forwardedSessionStop } from "./routes/sessions.js";
-import { createSettingsRoutes } from "./routes/settings.js";
+import { ADMIN_ROUTE_FAMILIES } from "./routes/admin-routes.js";
+import {
+  createKeyPlaylistRoute,
+  keyPlaylistRoutes,
+  playbackKeyGate,
+} from "./routes/key-playback.js";
+import { createMetricsRoute, metricsRoutes } from "./routes/metrics.js";
+import { FORWARDED_STOP_PATH, forwardedSessionStop } from "./routes/sessions.js";
 import { createAccountDirectory } from "./services/accounts/account-directory.js";
 import { createApiTokenStore } from "./services/api-tokens/token-store.js";
 import { createTokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
@@ -50,7 +43,7 @@ import { createPgViewerSeatStore } from "./storage/viewer-seats/postgres.js";
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./admin-context.js";
 export type { AdminEnv } from "./env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
-export { keyPathParts, keyPlayGrant } from "./routes/key-playback.js";
+export { keyPathParts, keyPlayGrant, keyPlayRoutes } from "./routes/key-playback.js";
 export type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 
 /** Session control of an app without a packaging engine: nothing runs. */
@@ -248,18 +241,17 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
 }
 
 /**
- * The credential gate and every admin, read and playback-key route of this
- * issue. Mount before other routes so the gate sees every request.
- * The play routes at `/p/{token}/play` are mounted by the app after this one,
- * with {@link keyPlayGrant}: the key gate registered here runs before them.
+ * The credential gate and every admin, read and playback-key route, each family
+ * at its base path. Mount at `/` before other routes so the gate sees every request.
+ * The play routes at {@link keyPlayRoutes}' base are mounted by the app after this
+ * one, with {@link keyPlayGrant}: the key gate registered here runs before them.
  */
 export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   const app = new Hono<AdminEnv>();
   if (ctx.metrics !== undefined) app.use(ctx.metrics.middleware);
-  app.use("/v1/admin/sessions/:id", forwardedSessionStop(ctx));
+  app.use(FORWARDED_STOP_PATH, forwardedSessionStop(ctx));
   app.use(
     credentialGate({
-      routes: createRouteMatcher(routeTableFor(ctx.config.extensions)),
       accounts: ctx.accounts,
       sessions: ctx.sessionTokens,
       tokens: ctx.tokens,
@@ -268,7 +260,8 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
       catchUpOnMiss: ctx.credentialMisses,
     }),
   );
-  if (ctx.metrics !== undefined) app.route("/", createMetricsRoute(ctx.metrics));
+  // Always registered (404 when `observe.enabled` is off): the route table stays the spec's.
+  app.route(metricsRoutes.base, createMetricsRoute(ctx.metrics));
   // Cluster mode, read-after-write (operator contract "Cluster mode"): every admin read
   // and write, on whatever instance the balancer picked, first compares the mirrors with
   // `state_versions` (one query of a handful of rows) and reloads the ones behind, so it
@@ -281,19 +274,8 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
     if (c.get("principal") !== undefined) await ctx.feed.catchUp();
     await next();
   });
-  app.route("/", createMeRoutes(ctx));
-  app.route("/", createReadRoutes(ctx));
-  app.route("/", createChannelRoutes(ctx));
-  app.route("/", createApiTokenRoutes(ctx));
-  app.route("/", createPlaybackKeyRoutes(ctx));
-  app.route("/", createSettingsRoutes(ctx));
-  app.route("/", createSessionRoutes(ctx));
-  app.route("/", createProbeRoutes(ctx));
-  app.route("/", createEgressRoutes(ctx));
-  app.route("/", createM3uRoutes(ctx));
-  app.route("/", createGuideSourceRoutes(ctx));
-  app.route("/", createGuidePublicRoutes(ctx));
-  app.use("/p/:token/*", playbackKeyGate(ctx));
-  app.route("/", createKeyPlaylistRoute(ctx));
+  for (const family of ADMIN_ROUTE_FAMILIES) app.route(family.routes.base, family.create(ctx));
+  app.use(`${keyPlaylistRoutes.base}/*`, playbackKeyGate(ctx));
+  app.route(keyPlaylistRoutes.base, createKeyPlaylistRoute(ctx));
   return app;
 }

@@ -1,159 +1,199 @@
+import type { Context } from "hono";
+import { type Env, type Handler, Hono } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { GenericSchema } from "valibot";
+import type { GatewayConfig } from "./config/load.js";
+import type { ErrorCode } from "./errors.js";
+
 /**
- * The specification's route table as data (spec "Endpoints", "Admin API tokens").
- * One row per route: method, path (spec placeholders `{name}`), the credential it
- * takes and, for the 43 routes an admin API token may call, the required scope.
- * The full build's credential gate consults it for every request, and a test
- * compares the routes each build registers with it.
+ * Routes declared once, next to their handlers. A route family is a hono sub-app
+ * mounted at its base path; each of its routes says its method, path, credential,
+ * API-token scope, summary, request body schema, answers and errors. The route
+ * table a build serves is read back from the routes its app registered
+ * ({@link routeTableOf}): the credential gate, the API-token registry and the
+ * OpenAPI document are derived from it, and a route registered without a
+ * declaration stops the boot.
  */
 
 export type RouteMethod = "GET" | "POST" | "PUT" | "DELETE";
-export type TokenScope = "read" | "write" | "delete" | "refresh";
-export const TOKEN_SCOPES: readonly TokenScope[] = ["read", "write", "delete", "refresh"];
-
-/**
- * - `public`: no credential.
- * - `reader`: login session (any role) or API token with `read`.
- * - `admin`: admin login session or API token with the row's scope.
- * - `session`: admin login session only; API tokens get `session_required`.
- * - `playlist`, `play`: session or preview JWT per `play_require_auth`.
- * - `playback_key`: a playback key in the path.
- */
-export type RouteCredential =
-  | "public"
-  | "reader"
-  | "admin"
-  | "session"
-  | "playlist"
-  | "play"
-  | "playback_key";
-
-export interface RouteSpec {
-  readonly method: RouteMethod;
-  readonly path: string;
-  readonly credential: RouteCredential;
-  /** Scope an API token needs; null for routes outside the token registry. */
-  readonly scope: TokenScope | null;
-  /** Part of the lite build's seven routes. */
-  readonly lite: boolean;
-}
-
-const r = (
-  method: RouteMethod,
-  path: string,
-  credential: RouteCredential,
-  scope: TokenScope | null = null,
-  lite = false,
-): RouteSpec => Object.freeze({ method, path, credential, scope, lite });
-
-export const ROUTE_TABLE: readonly RouteSpec[] = Object.freeze([
-  // Public
-  r("GET", "/", "public"),
-  r("GET", "/healthz", "public", null, true),
-  r("GET", "/readyz", "public", null, true),
-  r("GET", "/metrics", "public"),
-  r("GET", "/admin", "public"),
-  r("GET", "/admin/*", "public"),
-  r("POST", "/v1/auth/login", "public", null, true),
-  r("GET", "/v1/epg.xml", "public"),
-  r("GET", "/v1/epg.xml.gz", "public"),
-  r("GET", "/v1/logo/{id}", "public"),
-  // Session or API token with `read`
-  r("GET", "/v1/me", "reader", "read"),
-  r("GET", "/v1/channels", "reader", "read"),
-  r("GET", "/v1/status", "reader", "read"),
-  // Playlist and playback
-  r("GET", "/v1/playlist.m3u", "playlist", null, true),
-  r("GET", "/v1/play/{id}/index.m3u8", "play", null, true),
-  r("GET", "/v1/play/{id}/live/{file}", "play", null, true),
-  r("GET", "/v1/play/{id}/u/{upstream}", "play", null, true),
-  r("GET", "/p/{token}/playlist.m3u", "playback_key"),
-  r("GET", "/p/{token}/play/{id}/index.m3u8", "playback_key"),
-  r("GET", "/p/{token}/play/{id}/live/{file}", "playback_key"),
-  r("GET", "/p/{token}/play/{id}/u/{upstream}", "playback_key"),
-  // Session-only
-  r("PUT", "/v1/me/credentials", "session"),
-  r("GET", "/v1/admin/api-tokens", "session"),
-  r("POST", "/v1/admin/api-tokens", "session"),
-  r("PUT", "/v1/admin/api-tokens/{id}", "session"),
-  r("POST", "/v1/admin/api-tokens/{id}/rotate", "session"),
-  r("POST", "/v1/admin/api-tokens/{id}/revoke", "session"),
-  r("DELETE", "/v1/admin/api-tokens/{id}", "session"),
-  r("GET", "/v1/admin/api-token-logs", "session"),
-  // Channels
-  r("GET", "/v1/admin/channels", "admin", "read"),
-  r("GET", "/v1/admin/channels/{id}", "admin", "read"),
-  r("POST", "/v1/admin/channels", "admin", "write"),
-  r("PUT", "/v1/admin/channels/{id}", "admin", "write"),
-  r("DELETE", "/v1/admin/channels/{id}", "admin", "delete"),
-  r("POST", "/v1/admin/channels/enable-all", "admin", "write"),
-  r("POST", "/v1/admin/channels/disable-all", "admin", "write"),
-  r("PUT", "/v1/admin/channels/reorder", "admin", "write"),
-  // Sessions, probes, previews
-  r("POST", "/v1/admin/channels/{id}/probe", "admin", "refresh"),
-  r("POST", "/v1/admin/source-probes", "admin", "refresh"),
-  r("POST", "/v1/admin/channels/{id}/warmup", "admin", "refresh"),
-  r("POST", "/v1/admin/channels/{id}/preview", "admin", "refresh"),
-  r("DELETE", "/v1/admin/sessions/{id}", "admin", "refresh"),
-  // Guide
-  r("GET", "/v1/admin/epg/presets", "admin", "read"),
-  r("GET", "/v1/admin/epg/sources", "admin", "read"),
-  r("POST", "/v1/admin/epg/sources", "admin", "write"),
-  r("PUT", "/v1/admin/epg/sources/{id}", "admin", "write"),
-  r("DELETE", "/v1/admin/epg/sources/{id}", "admin", "delete"),
-  r("GET", "/v1/admin/epg/matches", "admin", "read"),
-  r("POST", "/v1/admin/epg/refresh", "admin", "refresh"),
-  // Upstreams
-  r("GET", "/v1/admin/upstreams", "admin", "read"),
-  // Playback keys and their access log
-  r("GET", "/v1/admin/access-tokens", "admin", "read"),
-  r("POST", "/v1/admin/access-tokens", "admin", "write"),
-  r("POST", "/v1/admin/access-tokens/{id}/revoke", "admin", "delete"),
-  r("DELETE", "/v1/admin/access-tokens/{id}", "admin", "delete"),
-  r("GET", "/v1/admin/access-logs", "admin", "read"),
-  r("DELETE", "/v1/admin/access-logs", "admin", "delete"),
-  // Settings
-  r("GET", "/v1/admin/settings", "admin", "read"),
-  r("PUT", "/v1/admin/settings", "admin", "write"),
-  // Import and export
-  r("POST", "/v1/admin/import/m3u", "admin", "write"),
-  r("POST", "/v1/admin/exports/m3u", "admin", "write"),
-  // Egress
-  r("GET", "/v1/admin/egress", "admin", "read"),
-  r("PUT", "/v1/admin/egress", "admin", "write"),
-  r("POST", "/v1/admin/egress/proxies", "admin", "write"),
-  r("PUT", "/v1/admin/egress/proxies/{id}", "admin", "write"),
-  r("DELETE", "/v1/admin/egress/proxies/{id}", "admin", "delete"),
-  r("POST", "/v1/admin/egress/rules", "admin", "write"),
-  r("PUT", "/v1/admin/egress/rules/{id}", "admin", "write"),
-  r("DELETE", "/v1/admin/egress/rules/{id}", "admin", "delete"),
-  r("POST", "/v1/admin/egress/test", "admin", "refresh"),
-]);
 
 /** The extension switches that add routes (extensions.md; config `extensions`). */
-export interface RouteExtensions {
-  readonly ts_output: boolean;
+export type RouteExtension = keyof GatewayConfig["extensions"];
+
+/**
+ * Who may call a route. Each layer names its own credential kinds (core: `public`;
+ * playback: `playlist`, `play`; the admin API: `reader`, `admin`, `session`,
+ * `playback_key`) and the gate of that layer reads them.
+ */
+export interface RouteAccess {
+  readonly credential: string;
+  /** Scope an API token needs; null for routes outside the token registry. */
+  readonly scope: string | null;
+}
+
+/** No credential (spec "Public"). */
+export const PUBLIC: RouteAccess = Object.freeze({ credential: "public", scope: null });
+
+export interface RouteQueryParameter {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the value. */
+  readonly schema: object;
+}
+
+/** One route as its family declares it. */
+export interface RouteDeclaration {
+  readonly method: RouteMethod;
+  /** Under the family's base, hono form: `/` is the base itself, `/:id`, `/*`. */
+  readonly path: string;
+  readonly access: RouteAccess;
+  readonly summary: string;
+  /** OpenAPI tag. */
+  readonly tag: string;
+  /** The valibot schema the handler validates its JSON body with. */
+  readonly body?: GenericSchema;
+  readonly query?: readonly RouteQueryParameter[];
+  /** `If-Match` (spec "Concurrency headers"). */
+  readonly ifMatch?: "required" | "optional";
+  /** Success status and what it carries. */
+  readonly success: readonly [status: number, description: string, contentType?: string];
+  /** Error codes the route answers besides its credential gate's. */
+  readonly errors?: readonly ErrorCode[];
+  /**
+   * The body ceiling is `security.max_body_bytes` times this (default 1; `bodyCeiling`),
+   * for a route whose bodies are legitimately large (the M3U import).
+   */
+  readonly bodyLimitScale?: number;
+  /** Registered only when this extension is switched on (extensions.md intro). */
+  readonly extension?: RouteExtension;
+}
+
+/** A registered route: its declaration under its full path in the table's `{name}` form. */
+export type RouteRow = RouteDeclaration;
+
+export interface RouteFamily<
+  B extends string = string,
+  R extends Record<string, RouteDeclaration> = Record<string, RouteDeclaration>,
+> {
+  /** Where the family's sub-app is mounted (`app.route(family.base, …)`). */
+  readonly base: B;
+  readonly routes: R;
 }
 
 /**
- * Rows of the extension routes switched on (extensions.md intro): off by default, so
- * with no switch the table is exactly the specification's. `stream.ts` (extensions
- * "MPEG-TS output") takes the credential of `index.m3u8` in both forms.
+ * Declares a route family: its base path and its routes, keyed by the name its
+ * handler is given under in {@link routesOf}.
+ *
+ * @example
+ * export const itemRoutes = defineRoutes("/v1/items", {
+ *   list: { method: "GET", path: "/", access: PUBLIC, summary: "List items", tag: "items", success: [200, "`{items}`"] },
+ * });
  */
-export function extensionRoutes(ext: RouteExtensions): RouteSpec[] {
-  if (!ext.ts_output) return [];
-  return [
-    r("GET", "/v1/play/{id}/stream.ts", "play", null, true),
-    r("GET", "/p/{token}/play/{id}/stream.ts", "playback_key"),
-  ];
+export function defineRoutes<
+  const B extends string,
+  const R extends Record<string, RouteDeclaration>,
+>(base: B, routes: R): RouteFamily<B, R> {
+  return Object.freeze({ base, routes: Object.freeze(routes) });
 }
 
-/** The route table of a build with the given extension switches. */
-export function routeTableFor(ext: RouteExtensions): readonly RouteSpec[] {
-  const extra = extensionRoutes(ext);
-  return extra.length === 0 ? ROUTE_TABLE : Object.freeze([...ROUTE_TABLE, ...extra]);
+/** The handler of a declared route, its path parameters typed from base and path. */
+export type RouteHandler<E extends Env, P extends string> = Handler<E, P>;
+
+export type RouteHandlers<E extends Env, B extends string, R> = {
+  readonly [K in keyof R]: R[K] extends { readonly path: infer P extends string }
+    ? RouteHandler<E, `${B}${P}`>
+    : never;
+};
+
+/** Which extension switches are on (the config's `extensions` section). */
+export type RouteSwitches = { readonly [K in RouteExtension]?: boolean };
+
+/** Declaration of each registered handler (the wrapper {@link routesOf} registers). */
+const DECLARED = new WeakMap<object, RouteRow>();
+
+/**
+ * The family's sub-app: one handler per declared route, registered in declaration
+ * order (so static paths declared before `/:id` win), a missing or extra handler
+ * a type error. A route of an extension switched off is not registered at all.
+ *
+ * @example
+ * app.route(itemRoutes.base, routesOf(itemRoutes, { list: (c) => c.json({ items: [] }) }));
+ */
+export function routesOf<
+  E extends Env,
+  const B extends string,
+  R extends Record<string, RouteDeclaration>,
+>(
+  family: RouteFamily<B, R>,
+  handlers: RouteHandlers<E, B, R>,
+  switches: RouteSwitches = {},
+): Hono<E> {
+  const app = new Hono<E>();
+  for (const [key, decl] of Object.entries(family.routes)) {
+    if (decl.extension !== undefined && switches[decl.extension] !== true) continue;
+    const handler = handlers[key as keyof R] as unknown as Handler<E>;
+    // A wrapper of its own: one function could serve two declarations.
+    const declared: Handler<E> = (c, next) => handler(c, next);
+    DECLARED.set(
+      declared,
+      Object.freeze({ ...decl, path: normalizeRoutePath(joinRoutePath(family.base, decl.path)) }),
+    );
+    app.on(decl.method, decl.path, declared);
+  }
+  return app;
 }
 
-/** `/v1/admin/channels/:id` (hono) or `{id}` → the table's `{id}` form. */
+/** Every route of the family (all extensions), under full paths in `{name}` form. */
+export function familyRows(family: RouteFamily, switches?: RouteSwitches): RouteRow[] {
+  return Object.values(family.routes)
+    .filter((d) => switches === undefined || d.extension === undefined || switches[d.extension])
+    .map((d) => ({ ...d, path: normalizeRoutePath(joinRoutePath(family.base, d.path)) }));
+}
+
+/** `base` + `path` as hono mounts them (`/` under a base is the base itself). */
+function joinRoutePath(base: string, path: string): string {
+  if (path === "/") return base === "" ? "/" : base;
+  return `${base.replace(/\/$/, "")}${path}`;
+}
+
+/**
+ * The route table of a composed app: every handler route it registered, with its
+ * declaration. Throws (the boot stops) when a route was registered without one, or
+ * a family was mounted somewhere other than its declared base: the credential gate
+ * and the OpenAPI document know only declared routes.
+ */
+export function routeTableOf(app: {
+  readonly routes: readonly { method: string; path: string; handler: object }[];
+}): readonly RouteRow[] {
+  const rows = new Map<string, RouteRow>();
+  const problems: string[] = [];
+  for (const r of app.routes) {
+    if (r.method === "ALL") continue;
+    const path = normalizeRoutePath(r.path);
+    const row = DECLARED.get(r.handler);
+    if (row === undefined) problems.push(`${r.method} ${path} has no route declaration`);
+    else if (row.path !== path || row.method !== r.method)
+      problems.push(`${r.method} ${path} is declared as ${row.method} ${row.path}`);
+    else rows.set(`${r.method} ${path}`, row);
+  }
+  if (problems.length > 0) throw new Error(`route table: ${problems.join("; ")}`);
+  return Object.freeze([...rows.values()]);
+}
+
+/**
+ * The declaration of the route that answers this request (hono's own match, so
+ * the first declared handler in registration order); undefined when no declared
+ * route matches. Middleware reads it before the handler runs.
+ */
+export function routeOf(c: Context): RouteRow | undefined {
+  for (const r of matchedRoutes(c)) {
+    const row = DECLARED.get(r.handler);
+    if (row !== undefined) return row;
+  }
+  return undefined;
+}
+
+/** `/v1/items/:id` (hono) or `{id}` → the table's `{id}` form. */
 export function normalizeRoutePath(path: string): string {
   return path
     .replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")
@@ -161,18 +201,23 @@ export function normalizeRoutePath(path: string): string {
     .replace(/^$/, "/");
 }
 
-export interface RouteMatcher {
-  /** The table row for a request, preferring static segments over placeholders. */
-  match(method: string, path: string): RouteSpec | undefined;
+export interface RouteMatcher<R extends { readonly method: string; readonly path: string }> {
+  /** The row of a request, preferring static segments over placeholders. */
+  match(method: string, path: string): R | undefined;
 }
 
-/** Compiles the table into a matcher; HEAD matches GET rows. */
-export function createRouteMatcher(table: readonly RouteSpec[] = ROUTE_TABLE): RouteMatcher {
+/**
+ * Compiles rows in the table's `{name}` form into a matcher outside hono (tests, tools);
+ * HEAD matches GET rows. The running gateway matches with hono's router ({@link routeOf}).
+ */
+export function createRouteMatcher<R extends { readonly method: string; readonly path: string }>(
+  table: readonly R[],
+): RouteMatcher<R> {
   // Bucketed by method and first path segment (no table path starts with a
-  // placeholder), so a request tests a handful of patterns, not all 69.
-  const buckets = new Map<string, { spec: RouteSpec; re: RegExp; placeholders: number }[]>();
-  for (const spec of table) {
-    const pattern = spec.path
+  // placeholder), so a request tests a handful of patterns, not all of them.
+  const buckets = new Map<string, { row: R; re: RegExp; placeholders: number }[]>();
+  for (const row of table) {
+    const pattern = row.path
       .split("/")
       .map((seg) =>
         seg === "*"
@@ -182,10 +227,10 @@ export function createRouteMatcher(table: readonly RouteSpec[] = ROUTE_TABLE): R
             : seg.replace(/[.*+?^$()|[\]\\]/g, "\\$&"),
       )
       .join("/");
-    const placeholders = (spec.path.match(/\{/g) ?? []).length + (spec.path.endsWith("*") ? 10 : 0);
-    const key = `${spec.method} ${firstSegment(spec.path)}`;
+    const placeholders = (row.path.match(/\{/g) ?? []).length + (row.path.endsWith("*") ? 10 : 0);
+    const key = `${row.method} ${firstSegment(row.path)}`;
     const list = buckets.get(key) ?? [];
-    list.push({ spec, re: new RegExp(`^${pattern}$`), placeholders });
+    list.push({ row, re: new RegExp(`^${pattern}$`), placeholders });
     buckets.set(key, list);
   }
   for (const list of buckets.values()) list.sort((a, b) => a.placeholders - b.placeholders);
@@ -193,7 +238,7 @@ export function createRouteMatcher(table: readonly RouteSpec[] = ROUTE_TABLE): R
     match(method, path) {
       const list = buckets.get(`${method === "HEAD" ? "GET" : method} ${firstSegment(path)}`);
       if (list === undefined) return undefined;
-      for (const c of list) if (c.re.test(path)) return c.spec;
+      for (const c of list) if (c.re.test(path)) return c.row;
       return undefined;
     },
   };

@@ -1,6 +1,7 @@
 import { isPackagedIngress, resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
 import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
+import { defineRoutes, type RouteAccess, type RouteFamily, routesOf } from "@svc/core/route-table";
 import { type Context, Hono } from "hono";
 import type { AcceptForwarded } from "./cluster/forwarded-request.js";
 import type { PlayRequest } from "./delivery/play-request.js";
@@ -16,17 +17,78 @@ import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
 import { streamNotSupported } from "./sessions/ts-local-ingress.js";
 import { serveUpstream } from "./upstream-proxy.js";
 
+const PLAY_ERRORS = ["not_found", "upstream_error", "unavailable", "not_ready"] as const;
+const OCTETS = "application/octet-stream";
+
 /**
- * The three play routes of spec "Playback", relative to their mount point, built
+ * The play routes of spec "Playback" under one mount, declared once per credential
+ * form: `/v1/play` (session or preview JWT) and `/p/{token}/play` (playback key).
+ * `stream.ts` is the extension "MPEG-TS output", registered only with `extensions.ts_output`.
+ */
+export function playRouteFamily<const B extends string>(base: B, access: RouteAccess, label = "") {
+  const tag = "playback";
+  return defineRoutes(base, {
+    index: {
+      method: "GET",
+      path: "/:id/index.m3u8",
+      access,
+      summary: `Channel entry playlist${label}`,
+      tag,
+      success: [200, "HLS playlist", "application/vnd.apple.mpegurl"],
+      errors: PLAY_ERRORS,
+    },
+    stream: {
+      method: "GET",
+      path: "/:id/stream.ts",
+      access,
+      summary: `Continuous MPEG-TS of the channel${label} (extension ts_output)`,
+      tag,
+      success: [200, "MPEG-TS stream", "video/mp2t"],
+      errors: PLAY_ERRORS,
+      extension: "ts_output",
+    },
+    live: {
+      method: "GET",
+      path: "/:id/live/:file",
+      access,
+      summary: `Locally packaged output${label}`,
+      tag,
+      success: [200, "Playlist, segment or part", OCTETS],
+      errors: PLAY_ERRORS,
+    },
+    upstream: {
+      method: "GET",
+      path: "/:id/u/:upstream",
+      access,
+      summary: `Signed upstream proxy${label}`,
+      tag,
+      success: [200, "Upstream bytes (playlists rewritten)", OCTETS],
+      errors: PLAY_ERRORS,
+    },
+  });
+}
+
+export type PlayRouteFamily = ReturnType<typeof playRouteFamily<string>>;
+
+/** `/v1/play/…`: a session or preview JWT, required as `play_require_auth` says. */
+export const playRoutes: PlayRouteFamily = playRouteFamily("/v1/play", {
+  credential: "play",
+  scope: null,
+});
+
+/**
+ * The play routes of spec "Playback", relative to their mount point, built
  * so they can be mounted once per credential form over one runtime:
  *
  * @example
- * app.route("/v1/play", createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
- * app.route("/p/:key/play", createPlayRoutes(runtime, { resolveGrant: playbackKeyGrant }));
+ * app.route(playRoutes.base, createPlayRoutes(runtime, { resolveGrant: jwtPlayGrant(authorizer) }));
+ * app.route(keyPlayRoutes.base, createPlayRoutes(runtime, { routes: keyPlayRoutes, resolveGrant: playbackKeyGrant }));
  */
 export function createPlayRoutes(
   rt: PlaybackRuntime,
   options: {
+    /** The mount's declarations; `/v1/play` when not given. */
+    routes?: RouteFamily<string, PlayRouteFamily["routes"]>;
     resolveGrant: ResolveGrant;
     /**
      * Cluster mode, on the `/v1/play` mount: a request another instance forwarded (an
@@ -174,12 +236,19 @@ export function createPlayRoutes(
     }
   };
 
-  app.get("/:id/index.m3u8", (c) => index(c, c.req.param("id")));
+  // Answers built as web Responses (errors, passed-through statuses); streamed ones
+  // carry the header from `keptResponseHeaders`.
+  app.use("/:id/u/*", async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
+  });
 
-  // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
-  if (rt.options.config.extensions.ts_output)
-    app.get("/:id/stream.ts", async (c) => {
-      const id = c.req.param("id");
+  const handlers = {
+    index: (c: Context<AppEnv>) => index(c, c.req.param("id") ?? ""),
+
+    // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
+    stream: async (c: Context<AppEnv>) => {
+      const id = c.req.param("id") ?? "";
       // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
       // takes one (no redirect: players of raw TS do not follow one with a lease) and the
       // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
@@ -202,39 +271,41 @@ export function createPlayRoutes(
               );
             };
       return localIngress.stream(c, req, renew);
-    });
+    },
 
-  app.get("/:id/live/:file", async (c) => {
-    const file = c.req.param("file");
-    const { request: req } = await admit(c, c.req.param("id"), "media", `live/${file}`);
-    // Spec "Playback" 2: the (decoded) file name may not contain path separators.
-    if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
-      throw new GatewayError("invalid_request", "invalid file name");
-    }
-    if (localIngress === undefined)
-      throw new GatewayError("not_found", "no locally packaged output");
-    return localIngress.live(c, req, file);
-  });
+    live: async (c: Context<AppEnv>) => {
+      const file = c.req.param("file") ?? "";
+      const { request: req } = await admit(c, c.req.param("id") ?? "", "media", `live/${file}`);
+      // Spec "Playback" 2: the (decoded) file name may not contain path separators.
+      if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
+        throw new GatewayError("invalid_request", "invalid file name");
+      }
+      if (localIngress === undefined)
+        throw new GatewayError("not_found", "no locally packaged output");
+      return localIngress.live(c, req, file);
+    },
 
-  // Answers built as web Responses (errors, passed-through statuses); streamed ones
-  // carry the header from `keptResponseHeaders`.
-  app.use("/:id/u/*", async (c, next) => {
-    await next();
-    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
-  });
+    upstream: async (c: Context<AppEnv>) => {
+      const id = c.req.param("id") ?? "";
+      const { request: req } = await admit(c, id, "media");
+      // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
+      const upstream = c.req.param("upstream") ?? "";
+      const target = rt.signer.verify(id, upstream, c.req.query("sig"));
+      if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
+      return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
+        serveUpstream(c, rt, req, target, signedExtension(upstream)),
+      );
+    },
+  };
 
-  app.get("/:id/u/:upstream", async (c) => {
-    const id = c.req.param("id");
-    const { request: req } = await admit(c, id, "media");
-    // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
-    const upstream = c.req.param("upstream");
-    const target = rt.signer.verify(id, upstream, c.req.query("sig"));
-    if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
-    return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
-      serveUpstream(c, rt, req, target, signedExtension(upstream)),
-    );
-  });
-
+  app.route(
+    "/",
+    routesOf<AppEnv, string, PlayRouteFamily["routes"]>(
+      options.routes ?? playRoutes,
+      handlers,
+      rt.options.config.extensions,
+    ),
+  );
   return app;
 }
 

@@ -11,7 +11,12 @@ export {
 } from "./hls/cluster-viewer-leases.js";
 export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
-export { createPlayRoutes } from "./play-routes.js";
+export {
+  createPlayRoutes,
+  type PlayRouteFamily,
+  playRouteFamily,
+  playRoutes,
+} from "./play-routes.js";
 export {
   createPlaybackRuntime,
   type PlaybackRuntime,

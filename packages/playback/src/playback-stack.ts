@@ -13,10 +13,10 @@ import type { ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import type { PlaylistPolicy } from "./hls/playlist-policy.js";
 import { createPlaybackAuthorizer } from "./play-auth.js";
 import { jwtPlayGrant, type ResolveGrant } from "./play-grant.js";
-import { createPlayRoutes } from "./play-routes.js";
+import { createPlayRoutes, type PlayRouteFamily, playRoutes } from "./play-routes.js";
 import { createPlaybackRuntime } from "./playback-runtime.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
-import { createPlayback } from "./routes.js";
+import { createPlayback, playlistRoutes } from "./routes.js";
 import { createDashLocalIngress } from "./sessions/dash-local-ingress.js";
 import { prepareFfmpegEngine } from "./sessions/ffmpeg/engine-setup.js";
 import { checkFfmpeg, type FfmpegStatus } from "./sessions/ffmpeg/ffmpeg-check.js";
@@ -56,8 +56,11 @@ export interface PlaybackStackDeps {
     /** Where the others reach this instance; "" until it listens (no lease is claimed before). */
     readonly selfUrl: () => string;
   };
-  /** More mounts of the play routes, each with its credential form (`/p/:token/play`). */
-  readonly playMounts?: readonly { readonly path: string; readonly resolveGrant: ResolveGrant }[];
+  /** More mounts of the play routes, each a declared family with its credential form (`/p/{token}/play`). */
+  readonly playMounts?: readonly {
+    readonly routes: PlayRouteFamily;
+    readonly resolveGrant: ResolveGrant;
+  }[];
   /** The full build's request metrics, kept by the fast lane as the middleware would. */
   readonly observe?: (method: string, route: string, status: number, seconds: number) => void;
 }
@@ -167,7 +170,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
 
   const routes = new Hono<AppEnv>();
   routes.route(
-    "/",
+    playlistRoutes.base,
     createPlayback({
       config,
       catalog,
@@ -177,14 +180,17 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
     }),
   );
   routes.route(
-    "/v1/play",
+    playRoutes.base,
     createPlayRoutes(runtime, {
       resolveGrant: jwtPlayGrant(authorizer),
       ...(cluster === undefined ? {} : { acceptForwarded: cluster.acceptForwarded }),
     }),
   );
   for (const mount of deps.playMounts ?? [])
-    routes.route(mount.path, createPlayRoutes(runtime, { resolveGrant: mount.resolveGrant }));
+    routes.route(
+      mount.routes.base,
+      createPlayRoutes(runtime, { routes: mount.routes, resolveGrant: mount.resolveGrant }),
+    );
 
   return {
     routes,

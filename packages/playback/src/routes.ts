@@ -1,7 +1,8 @@
 import type { ChannelCatalog } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import { type AppEnv, piecewiseBody } from "@svc/core/http";
-import { Hono } from "hono";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import { channelPlaylistPieces, playlistChannels } from "./m3u/channel-playlist.js";
 import type { PlaybackAuthorizer } from "./play-auth.js";
 import { publicBase } from "./public-url.js";
@@ -34,32 +35,42 @@ export interface PlaybackDeps {
 /** M3U content type used for every generated channel list. */
 export const M3U_CONTENT_TYPE = "application/vnd.apple.mpegurl";
 
+/** Spec "Playlist": session or preview JWT, as `play_require_auth` says. */
+export const playlistRoutes = defineRoutes("/v1", {
+  playlist: {
+    method: "GET",
+    path: "/playlist.m3u",
+    access: { credential: "playlist", scope: null },
+    summary: "M3U playlist",
+    tag: "playback",
+    success: [200, "M3U", M3U_CONTENT_TYPE],
+  },
+});
+
 /**
- * The playback routes shared by both builds: `GET /v1/playlist.m3u` now; the
- * `/v1/play/{id}/…` routes are added by the HLS and DASH engines.
+ * The playlist route shared by both builds (`GET /v1/playlist.m3u`); the
+ * `/v1/play/{id}/…` routes are `createPlayRoutes`'.
  *
  * @example
- * app.route("/", createPlayback({ config, catalog, authorizer, publicBaseUrl: () => "" }));
+ * app.route(playlistRoutes.base, createPlayback({ config, catalog, authorizer, publicBaseUrl: () => "" }));
  */
 export function createPlayback(deps: PlaybackDeps): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-
-  // Spec "Playlist": filtered to the credential's channels, disabled channels left out,
-  // the caller's token carried into every generated /v1/play/ URL.
-  app.get("/v1/playlist.m3u", async (c) => {
-    const grant = await deps.authorizer.authorize(
-      c.req.query("token"),
-      c.req.header("authorization"),
-    );
-    const base = publicBase(deps.publicBaseUrl(), c.req.url, c.req.header("host"));
-    const suffix = grant.tokenQuery === "" ? "" : `?${grant.tokenQuery}`;
-    const pieces = channelPlaylistPieces(
-      playlistChannels(deps.catalog.list(), grant.channels),
-      (ch) => `${base}/v1/play/${encodeURIComponent(ch.id)}/index.m3u8${suffix}`,
-      { guideUrl: deps.guideUrl?.(base) },
-    );
-    return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
+  return routesOf(playlistRoutes, {
+    // Spec "Playlist": filtered to the credential's channels, disabled channels left out,
+    // the caller's token carried into every generated /v1/play/ URL.
+    playlist: async (c) => {
+      const grant = await deps.authorizer.authorize(
+        c.req.query("token"),
+        c.req.header("authorization"),
+      );
+      const base = publicBase(deps.publicBaseUrl(), c.req.url, c.req.header("host"));
+      const suffix = grant.tokenQuery === "" ? "" : `?${grant.tokenQuery}`;
+      const pieces = channelPlaylistPieces(
+        playlistChannels(deps.catalog.list(), grant.channels),
+        (ch) => `${base}/v1/play/${encodeURIComponent(ch.id)}/index.m3u8${suffix}`,
+        { guideUrl: deps.guideUrl?.(base) },
+      );
+      return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
+    },
   });
-
-  return app;
 }

@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ERROR_STATUS } from "@svc/core/errors";
-import { ROUTE_TABLE } from "@svc/core/route-table";
 import { type FullGateway, startFull } from "../full/full-fixture.js";
+import { SPEC_ROUTES } from "../harness/spec-routes.js";
 
 /** The issue's budget for the console's first load. */
 const FIRST_LOAD_JS_BUDGET = 150 * 1024;
@@ -135,9 +135,9 @@ describe("console assets and the OpenAPI document (full build)", () => {
     for (const [, item] of Object.entries<any>(doc.paths))
       for (const [method, op] of Object.entries<any>(item))
         ops.push({ method: method.toUpperCase(), route: op["x-route-path"], op });
-    assert.equal(ops.length, ROUTE_TABLE.length, "one operation per route");
-    assert.equal(ROUTE_TABLE.length, 69);
-    for (const row of ROUTE_TABLE) {
+    assert.equal(ops.length, SPEC_ROUTES.length, "one operation per route");
+    assert.equal(SPEC_ROUTES.length, 69);
+    for (const row of SPEC_ROUTES) {
       const found = ops.find((o) => o.method === row.method && o.route === row.path);
       assert.ok(found, `${row.method} ${row.path} missing`);
       assert.equal(found.op["x-required-scope"], row.scope, `${row.method} ${row.path} scope`);

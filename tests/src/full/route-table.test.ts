@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { stringify } from "yaml";
 import { tempDir } from "../harness/gateway-process.js";
+import { SPEC_ROUTES, type SpecRoute, TS_OUTPUT_ROUTES } from "../harness/spec-routes.js";
 import { authSection } from "../harness/users.js";
 
 /** Built modules, through their packages' exports: the test inspects what each build really registers. */
@@ -26,7 +27,7 @@ async function composed(build: "full" | "lite", extensions?: object) {
       ? await mod.composeFull({ config, log })
       : await mod.composeLite({ config, log });
   return {
-    app: gateway.app as { routes: { method: string; path: string }[] },
+    app: gateway.app as App,
     async close() {
       await gateway.shutdown?.();
       await gateway.afterClose?.();
@@ -35,48 +36,70 @@ async function composed(build: "full" | "lite", extensions?: object) {
   };
 }
 
-function registered(
-  app: { routes: { method: string; path: string }[] },
-  normalize: (p: string) => string,
-) {
+type App = {
+  routes: { method: string; path: string; handler: object }[];
+  get(path: string, handler: () => Response): unknown;
+};
+interface Row {
+  method: string;
+  path: string;
+  access: { credential: string; scope: string | null };
+  extension?: string;
+}
+
+function registered(app: App, normalize: (p: string) => string) {
   const out = new Set<string>();
   for (const r of app.routes) if (r.method !== "ALL") out.add(`${r.method} ${normalize(r.path)}`);
   return out;
 }
 
-describe("route table", async () => {
-  const { ROUTE_TABLE, normalizeRoutePath } = await load("@svc/core/route-table");
-  const table: {
-    method: string;
-    path: string;
-    scope: string | null;
-    lite: boolean;
-    credential: string;
-  }[] = ROUTE_TABLE;
+/** Method, path, credential and scope of a row, derived or specified, as one comparable line. */
+const lineOf = (r: Row | SpecRoute) =>
+  "access" in r
+    ? `${r.method} ${r.path} ${r.access.credential} ${r.access.scope}`
+    : `${r.method} ${r.path} ${r.credential} ${r.scope}`;
+const sorted = (rows: readonly (Row | SpecRoute)[]) => rows.map(lineOf).sort();
 
-  it("holds the spec's 69 routes, 43 of them in the API token registry", () => {
-    assert.equal(table.length, 69);
-    assert.equal(new Set(table.map((r) => `${r.method} ${r.path}`)).size, 69);
-    const scoped = table.filter((r) => r.scope !== null);
-    assert.equal(scoped.length, 43);
-    assert.ok(scoped.every((r) => r.credential === "admin" || r.credential === "reader"));
-    assert.equal(table.filter((r) => r.credential === "session").length, 8);
+describe("route table", async () => {
+  const { routeTableOf, normalizeRoutePath } = await load("@svc/core/route-table");
+  const { buildOpenApiDocument } = await load("@svc/admin-api/openapi");
+  const derived = (app: App): Row[] => routeTableOf(app);
+  const spec = SPEC_ROUTES;
+
+  it("the full build derives the spec's 69 routes from its declarations, 43 of them in the API token registry", async () => {
+    const full = await composed("full");
+    try {
+      const table = derived(full.app);
+      assert.equal(table.length, 69);
+      assert.equal(new Set(table.map((r) => `${r.method} ${r.path}`)).size, 69);
+      const scoped = table.filter((r) => r.access.scope !== null);
+      assert.equal(scoped.length, 43);
+      assert.ok(
+        scoped.every((r) => r.access.credential === "admin" || r.access.credential === "reader"),
+      );
+      assert.equal(table.filter((r) => r.access.credential === "session").length, 8);
+      // Credential and scope of every route as the specification lists them.
+      assert.deepEqual(sorted(table), sorted(spec));
+    } finally {
+      await full.close();
+    }
   });
 
   it("lite registers exactly its seven routes", async () => {
     const lite = await composed("lite");
     await lite.close();
     const got = registered(lite.app, normalizeRoutePath);
-    const want = new Set(table.filter((r) => r.lite).map((r) => `${r.method} ${r.path}`));
+    const want = new Set(spec.filter((r) => r.lite).map((r) => `${r.method} ${r.path}`));
     assert.equal(want.size, 7);
     assert.deepEqual([...got].sort(), [...want].sort());
+    assert.deepEqual(sorted(derived(lite.app)), sorted(spec.filter((r) => r.lite)));
   });
 
   it("full registers only spec routes, including every route of the admin issue", async () => {
     const full = await composed("full");
     try {
       const got = registered(full.app, normalizeRoutePath);
-      const all = new Set(table.map((r) => `${r.method} ${r.path}`));
+      const all = new Set(spec.map((r) => `${r.method} ${r.path}`));
       for (const r of got) assert.ok(all.has(r), `full registers ${r}, not in the spec`);
       const landed = [
         "GET /",
@@ -158,29 +181,60 @@ describe("route table", async () => {
     }
   });
 
+  it("the OpenAPI document matches the registered routes exactly", async () => {
+    const full = await composed("full");
+    try {
+      const table = derived(full.app);
+      // Built without an app (the console's generated types) and from the app's own table.
+      const fromDeclarations = buildOpenApiDocument({ version: "t" });
+      const fromApp = buildOpenApiDocument({ version: "t" }, table);
+      assert.deepEqual(fromDeclarations, fromApp);
+      const ops: Row[] = [];
+      for (const item of Object.values<Record<string, any>>(fromApp.paths))
+        for (const [method, op] of Object.entries<any>(item))
+          ops.push({
+            method: method.toUpperCase(),
+            path: op["x-route-path"],
+            access: { credential: op["x-credential"], scope: op["x-required-scope"] },
+          });
+      assert.deepEqual(sorted(ops), sorted(table));
+    } finally {
+      await full.close();
+    }
+  });
+
+  it("a route registered without its declaration stops the route table (and the boot)", async () => {
+    const full = await composed("full");
+    await full.close();
+    full.app.get("/v1/admin/undeclared", () => new Response("no gate knows me"));
+    assert.throws(() => derived(full.app), /GET \/v1\/admin\/undeclared has no route declaration/);
+  });
+
   it("extensions.ts_output adds stream.ts to the table, the routes and the OpenAPI document of both builds", async () => {
-    const { routeTableFor } = await load("@svc/core/route-table");
-    const { buildOpenApiDocument } = await load("@svc/admin-api/openapi");
-    const on: typeof table = routeTableFor({ ts_output: true });
-    assert.equal(routeTableFor({ ts_output: false }), ROUTE_TABLE);
-    const added = on.slice(table.length).map((r) => [r.method, r.path, r.credential, r.scope]);
-    assert.deepEqual(added, [
-      ["GET", "/v1/play/{id}/stream.ts", "play", null],
-      ["GET", "/p/{token}/play/{id}/stream.ts", "playback_key", null],
-    ]);
-    const doc = buildOpenApiDocument({ version: "t" }, on) as { paths: Record<string, object> };
-    assert.ok(doc.paths["/v1/play/{id}/stream.ts"]);
-    assert.ok(doc.paths["/p/{token}/play/{id}/stream.ts"]);
     const off = buildOpenApiDocument({ version: "t" }) as { paths: Record<string, object> };
     assert.equal(off.paths["/v1/play/{id}/stream.ts"], undefined);
+    assert.equal(off.paths["/p/{token}/play/{id}/stream.ts"], undefined);
     for (const build of ["full", "lite"] as const) {
       const gw = await composed(build, { ts_output: true });
       try {
+        const on = [...spec, ...TS_OUTPUT_ROUTES].filter((r) => build === "full" || r.lite);
         const got = registered(gw.app, normalizeRoutePath);
-        const want = new Set(
-          on.filter((r) => build === "full" || r.lite).map((r) => `${r.method} ${r.path}`),
-        );
+        const want = new Set(on.map((r) => `${r.method} ${r.path}`));
         assert.deepEqual([...got].sort(), [...want].sort(), build);
+        const table = derived(gw.app);
+        assert.deepEqual(sorted(table), sorted(on), build);
+        const added = table.filter((r) => r.extension !== undefined).map(lineOf);
+        assert.deepEqual(
+          added,
+          TS_OUTPUT_ROUTES.filter((r) => build === "full" || r.lite).map(lineOf),
+        );
+        if (build === "full") {
+          const doc = buildOpenApiDocument({ version: "t" }, table) as {
+            paths: Record<string, object>;
+          };
+          assert.ok(doc.paths["/v1/play/{id}/stream.ts"]);
+          assert.ok(doc.paths["/p/{token}/play/{id}/stream.ts"]);
+        }
       } finally {
         await gw.close();
       }

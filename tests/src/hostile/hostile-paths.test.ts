@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { ROUTE_TABLE } from "@svc/core/route-table";
 import { type Build, type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { login, requestJson } from "../harness/http-client.js";
+import { SPEC_ROUTES } from "../harness/spec-routes.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
 import { HostileGroup, rawRequest } from "./hostile-checks.js";
 
@@ -65,7 +65,7 @@ for (const build of ["lite", "full"] as Build[]) {
       await gw.stop();
     });
 
-    const routes = ROUTE_TABLE.filter(
+    const routes = SPEC_ROUTES.filter(
       (r) => (build === "full" || r.lite) && (r.path.includes("{") || r.path.endsWith("*")),
     );
 

@@ -3,12 +3,12 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ROUTE_TABLE } from "@svc/core/route-table";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { requestJson } from "../harness/http-client.js";
 import { ed25519Pair } from "../harness/keys.js";
 import { type Origin, startOrigin } from "../harness/origin-server.js";
 import { cmdline } from "../harness/process-table.js";
+import { SPEC_ROUTES } from "../harness/spec-routes.js";
 import { hashFor } from "../harness/users.js";
 
 // Issue 14 item 5: unique canaries in every secret-bearing field, then every route and error
@@ -220,7 +220,7 @@ describe("secret sweep: canaries in every secret field never leave the gateway",
         .replace("{file}", "index.m3u8")
         .replace("{id}", "news")
         .replace("/*", "/");
-    for (const route of ROUTE_TABLE.filter((r) => r.method === "GET")) {
+    for (const route of SPEC_ROUTES.filter((r) => r.method === "GET")) {
       for (const [who, token] of [
         ["admin", admin],
         ["api token", apiToken],

@@ -2,16 +2,16 @@ import type { AccountDirectory, SessionTokens } from "@svc/core/auth";
 import { bearerFromHeader, isApiTokenShape } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 import { clientAddress } from "@svc/core/http";
-import type { RouteMatcher, RouteSpec } from "@svc/core/route-table";
+import { type RouteRow, routeOf } from "@svc/core/route-table";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AdminEnv } from "../env.js";
 import { authenticateApiTokenFresh } from "../services/api-tokens/authenticate.js";
 import { type DenialReason, decideTokenAccess } from "../services/api-tokens/decide-access.js";
 import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
+import { GATED_CREDENTIALS } from "./route-access.js";
 
 export interface CredentialGateDeps {
-  readonly routes: RouteMatcher;
   readonly accounts: AccountDirectory;
   readonly sessions: SessionTokens;
   readonly tokens: ApiTokenStore;
@@ -24,12 +24,11 @@ export interface CredentialGateDeps {
   readonly catchUpOnMiss?: () => Promise<void>;
 }
 
-const MANAGED = new Set(["reader", "admin", "session"]);
-
 /**
  * The one credential check of the management routes, driven by the route
- * table: each request is matched to its row, and the row says which credential
- * it takes and which scope an API token needs. API tokens are checked against
+ * declarations: each request is matched to the route that answers it (hono's
+ * own match, {@link routeOf}), and its declaration says which credential it
+ * takes and which scope an API token needs. API tokens are checked against
  * the registry of 43 scoped routes: any other route is `route_not_available`,
  * session-only routes are `session_required`. Every API-token request is
  * audited, allowed or denied. Public and playback rows pass through untouched
@@ -37,9 +36,9 @@ const MANAGED = new Set(["reader", "admin", "session"]);
  */
 export function credentialGate(deps: CredentialGateDeps): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
-    const spec = deps.routes.match(c.req.method, c.req.path);
+    const spec = routeOf(c);
     const bearer = bearerFromHeader(c.req.header("authorization"));
-    const managed = spec !== undefined && MANAGED.has(spec.credential);
+    const managed = spec !== undefined && GATED_CREDENTIALS.has(spec.access.credential);
     if (bearer !== undefined && isApiTokenShape(bearer) && (managed || spec === undefined)) {
       return tokenRequest(deps, c, next, bearer, spec);
     }
@@ -58,7 +57,7 @@ export function credentialGate(deps: CredentialGateDeps): MiddlewareHandler<Admi
     ) {
       throw new GatewayError("unauthorized", "invalid or expired session");
     }
-    if (spec.credential !== "reader" && account.role !== "admin") {
+    if (spec.access.credential !== "reader" && account.role !== "admin") {
       throw new GatewayError("forbidden", "the admin role is required");
     }
     c.set("principal", { kind: "session", account, claims });
@@ -71,7 +70,7 @@ async function tokenRequest(
   c: Context<AdminEnv>,
   next: () => Promise<void>,
   bearer: string,
-  spec: RouteSpec | undefined,
+  spec: RouteRow | undefined,
 ): Promise<void> {
   const check = await authenticateApiTokenFresh(deps.tokens, bearer, deps.catchUpOnMiss);
   const base = {
@@ -79,7 +78,7 @@ async function tokenRequest(
     tokenPrefix: check.token?.tokenPrefix ?? "",
     method: c.req.method,
     path: c.req.path,
-    requiredScope: spec?.scope ?? null,
+    requiredScope: spec?.access.scope ?? null,
     remote: clientAddress(c),
     userAgent: (c.req.header("user-agent") ?? "").slice(0, 256),
     requestId: c.get("requestId"),

@@ -1,10 +1,15 @@
 import { ERROR_STATUS, type ErrorCode } from "@svc/core/errors";
-import { ROUTE_TABLE, type RouteSpec } from "@svc/core/route-table";
+import type { RouteRow } from "@svc/core/route-table";
 import { toJsonSchema } from "@valibot/to-json-schema";
-import { ROUTE_DOCS, type RouteDoc } from "./route-docs.js";
+import { fullBuildRoutes } from "./full-build-routes.js";
 
-/** Error codes the credential gate answers, per credential kind (docs/admin-api.md). */
-const GATE_ERRORS: Record<RouteSpec["credential"], ErrorCode[]> = {
+export { fullBuildRoutes } from "./full-build-routes.js";
+
+/**
+ * Error codes the credential gate answers, per credential kind (docs/admin-api.md).
+ * A route whose credential is not listed here stops the document (and the boot).
+ */
+const GATE_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
   public: [],
   // An API token without the row's scope: 403 `missing_scope` (issue 12 item 10).
   reader: ["unauthorized", "forbidden", "missing_scope"],
@@ -16,8 +21,8 @@ const GATE_ERRORS: Record<RouteSpec["credential"], ErrorCode[]> = {
 };
 
 /** Security requirements (OpenAPI 3.1 lets non-OAuth schemes list role names: our scopes). */
-function securityOf(r: RouteSpec): Record<string, string[]>[] {
-  switch (r.credential) {
+function securityOf(r: RouteRow): Record<string, string[]>[] {
+  switch (r.access.credential) {
     case "public":
     case "playback_key":
       return [];
@@ -28,7 +33,7 @@ function securityOf(r: RouteSpec): Record<string, string[]>[] {
       // `security.play_require_auth: false` opens these: the empty requirement.
       return [{ session: [] }, { queryToken: [] }, {}];
     default:
-      return [{ session: [] }, { apiToken: [r.scope ?? "read"] }];
+      return [{ session: [] }, { apiToken: [r.access.scope ?? "read"] }];
   }
 }
 
@@ -37,7 +42,7 @@ function openapiPath(path: string): string {
   return path.replace(/\*$/, "{asset}");
 }
 
-function jsonSchemaOf(doc: RouteDoc): object | undefined {
+function jsonSchemaOf(doc: RouteRow): object | undefined {
   if (doc.body === undefined) return undefined;
   const { $schema: _draft, ...schema } = toJsonSchema(doc.body, {
     target: "draft-2020-12",
@@ -48,17 +53,16 @@ function jsonSchemaOf(doc: RouteDoc): object | undefined {
   return schema;
 }
 
-function responsesOf(r: RouteSpec, doc: RouteDoc): Record<string, object> {
-  const [status, description, type = "application/json"] = doc.success;
+function responsesOf(r: RouteRow): Record<string, object> {
+  const [status, description, type = "application/json"] = r.success;
   const responses: Record<string, object> = {
     [String(status)]: status === 204 ? { description } : { description, content: { [type]: {} } },
   };
-  const codes = new Set<ErrorCode>([
-    ...GATE_ERRORS[r.credential],
-    ...(doc.errors ?? []),
-    "internal",
-  ]);
-  if (r.credential !== "public") codes.add("forbidden"); // Host outside public_hosts
+  const gate = GATE_ERRORS[r.access.credential];
+  if (gate === undefined)
+    throw new Error(`${r.method} ${r.path}: unknown credential "${r.access.credential}"`);
+  const codes = new Set<ErrorCode>([...gate, ...(r.errors ?? []), "internal"]);
+  if (r.access.credential !== "public") codes.add("forbidden"); // Host outside public_hosts
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const s = ERROR_STATUS[code];
@@ -80,13 +84,13 @@ function responsesOf(r: RouteSpec, doc: RouteDoc): Record<string, object> {
   return responses;
 }
 
-function operationOf(r: RouteSpec, doc: RouteDoc): object {
+function operationOf(r: RouteRow): object {
   const parameters: object[] = [];
   for (const m of r.path.matchAll(/\{([a-z_]+)\}/g))
     parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
   if (r.path.endsWith("*"))
     parameters.push({ name: "asset", in: "path", required: true, schema: { type: "string" } });
-  for (const q of doc.query ?? [])
+  for (const q of r.query ?? [])
     parameters.push({
       name: q.name,
       in: "query",
@@ -94,47 +98,51 @@ function operationOf(r: RouteSpec, doc: RouteDoc): object {
       description: q.description,
       schema: q.schema,
     });
-  if (doc.ifMatch !== undefined)
+  if (r.ifMatch !== undefined)
     parameters.push({
       name: "If-Match",
       in: "header",
-      required: doc.ifMatch === "required",
+      required: r.ifMatch === "required",
       description: 'The revision the caller holds, `"<n>"`; a mismatch is 409 `conflict`',
       schema: { type: "string" },
     });
-  const body = jsonSchemaOf(doc);
+  const body = jsonSchemaOf(r);
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ?? "").toUpperCase())}`,
-    summary: doc.summary,
-    tags: [doc.tag],
+    summary: r.summary,
+    tags: [r.tag],
     security: securityOf(r),
     "x-route-path": r.path,
-    "x-credential": r.credential,
-    "x-required-scope": r.scope,
-    "x-lite": r.lite,
+    "x-credential": r.access.credential,
+    "x-required-scope": r.access.scope,
+    ...(r.extension === undefined ? {} : { "x-extension": r.extension }),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body === undefined
       ? {}
       : { requestBody: { required: true, content: { "application/json": { schema: body } } } }),
-    responses: responsesOf(r, doc),
+    responses: responsesOf(r),
   };
 }
 
 /**
- * The OpenAPI 3.1 document of the whole HTTP API: every row of the route table
- * (paths, credential, API-token scope), request bodies converted from the same
- * valibot schemas the routes validate with, and the closed set of error codes.
+ * The OpenAPI 3.1 document of the whole HTTP API from the route declarations:
+ * every route (paths, credential, API-token scope), request bodies converted
+ * from the same valibot schemas the routes validate with, and the closed set of
+ * error codes. The running gateway passes the table its app registered
+ * (`routeTableOf(app)`); without one, the full build's routes with every
+ * extension off (the specification's API).
+ *
+ * @example
+ * const doc = buildOpenApiDocument({ version: "1.0.0" }, routeTableOf(app));
  */
 export function buildOpenApiDocument(
   info: { version: string },
-  table: readonly RouteSpec[] = ROUTE_TABLE,
+  table: readonly RouteRow[] = fullBuildRoutes(),
 ): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const r of table) {
-    const doc = ROUTE_DOCS[`${r.method} ${r.path}`];
-    if (doc === undefined) throw new Error(`no OpenAPI entry for ${r.method} ${r.path}`);
     const p = openapiPath(r.path);
-    paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: operationOf(r, doc) };
+    paths[p] = { ...(paths[p] ?? {}), [r.method.toLowerCase()]: operationOf(r) };
   }
   return {
     openapi: "3.1.0",
@@ -142,7 +150,7 @@ export function buildOpenApiDocument(
       title: "svc-gateway HTTP API",
       version: info.version,
       description:
-        "Generated at startup from the route table and the valibot schemas the routes validate with. " +
+        "Generated at startup from the route declarations and the valibot schemas the routes validate with. " +
         "An API token calling a path outside the route table gets 403 `route_not_available`.",
     },
     servers: [{ url: "/" }],

@@ -1,10 +1,11 @@
 import { GatewayError } from "@svc/core/errors";
 import { readJsonBody } from "@svc/core/http";
-import { TOKEN_SCOPES } from "@svc/core/route-table";
-import { Hono } from "hono";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, principalOf } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { SESSION_ONLY } from "../http/route-access.js";
 import {
   deleteApiToken,
   revokeApiToken,
@@ -13,6 +14,7 @@ import {
 } from "../services/api-tokens/change.js";
 import { createApiToken } from "../services/api-tokens/create.js";
 import { MAX_EXPIRY_SEC, renderApiToken } from "../services/api-tokens/token-record.js";
+import { TOKEN_SCOPES } from "../services/api-tokens/token-scopes.js";
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100));
 const note = v.pipe(v.string(), v.maxLength(1000));
@@ -44,63 +46,132 @@ export const apiTokenUpdateBody = v.strictObject({
   expires_at: v.optional(v.nullable(v.string())),
 });
 
+const tag = "api-tokens";
+const access = SESSION_ONLY;
+
 /** The session-only API token routes (spec "Session-only"). */
+export const apiTokenRoutes = defineRoutes("/v1/admin", {
+  list: {
+    method: "GET",
+    path: "/api-tokens",
+    access,
+    summary: "List API tokens",
+    tag,
+    success: [200, "`{tokens, available_scopes}`"],
+  },
+  create: {
+    method: "POST",
+    path: "/api-tokens",
+    access,
+    summary: "Create an API token",
+    tag,
+    body: apiTokenCreateBody,
+    success: [201, "`{token, credential, warning}`; plaintext shown once"],
+    errors: ["invalid_request"],
+  },
+  update: {
+    method: "PUT",
+    path: "/api-tokens/:id",
+    access,
+    summary: "Update an API token",
+    tag,
+    body: apiTokenUpdateBody,
+    success: [200, "`{credential}`"],
+    errors: ["invalid_request", "not_found", "conflict"],
+    ifMatch: "required",
+  },
+  rotate: {
+    method: "POST",
+    path: "/api-tokens/:id/rotate",
+    access,
+    summary: "Rotate an API token",
+    tag,
+    success: [201, "`{token, credential, warning}`"],
+    errors: ["not_found", "conflict"],
+    ifMatch: "required",
+  },
+  revoke: {
+    method: "POST",
+    path: "/api-tokens/:id/revoke",
+    access,
+    summary: "Revoke an API token",
+    tag,
+    success: [200, "`{ok: true}`"],
+    errors: ["not_found", "conflict"],
+    ifMatch: "required",
+  },
+  remove: {
+    method: "DELETE",
+    path: "/api-tokens/:id",
+    access,
+    summary: "Delete an API token",
+    tag,
+    success: [204, "No body"],
+    errors: ["not_found", "conflict"],
+    ifMatch: "required",
+  },
+  logs: {
+    method: "GET",
+    path: "/api-token-logs",
+    access,
+    summary: "API token audit log (100 most recent)",
+    tag,
+    success: [200, "`{logs}`"],
+  },
+});
+
 export function createApiTokenRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
+  return routesOf(apiTokenRoutes, {
+    list: async (c) => {
+      // last_used_at: this instance's queued uses, then every instance's committed ones.
+      await ctx.usage.flush();
+      await ctx.tokens.refreshUsage();
+      return c.json({
+        tokens: ctx.tokens.list().map(renderApiToken),
+        available_scopes: TOKEN_SCOPES,
+      });
+    },
 
-  app.get("/v1/admin/api-tokens", async (c) => {
-    // last_used_at: this instance's queued uses, then every instance's committed ones.
-    await ctx.usage.flush();
-    await ctx.tokens.refreshUsage();
-    return c.json({
-      tokens: ctx.tokens.list().map(renderApiToken),
-      available_scopes: TOKEN_SCOPES,
-    });
+    create: async (c) => {
+      const body = await readJsonBody(c, apiTokenCreateBody);
+      const p = principalOf(c);
+      const by = p.kind === "session" ? p.account.username : p.token.name;
+      return c.json(
+        await createApiToken(ctx.tokens, by, {
+          name: body.name,
+          note: body.note,
+          scopes: body.scopes,
+          expiresInSec: body.expires_in_sec,
+        }),
+        201,
+      );
+    },
+
+    update: async (c) => {
+      const body = await readJsonBody(c, apiTokenUpdateBody);
+      if (body.expires_at !== undefined && body.expires_at !== null) {
+        const ms = Date.parse(body.expires_at);
+        if (Number.isNaN(ms))
+          throw new GatewayError("invalid_request", "expires_at: must be an ISO 8601 time");
+        if (ms > Date.now() + MAX_EXPIRY_SEC * 1000)
+          throw new GatewayError("invalid_request", "expires_at: at most 10 years ahead");
+      }
+      return c.json(
+        await updateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"), body),
+      );
+    },
+
+    rotate: async (c) =>
+      c.json(await rotateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match")), 201),
+
+    revoke: async (c) =>
+      c.json(await revokeApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"))),
+
+    remove: async (c) => {
+      await deleteApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"));
+      return c.body(null, 204);
+    },
+
+    logs: async (c) => c.json({ logs: await ctx.usage.recent() }),
   });
-
-  app.post("/v1/admin/api-tokens", async (c) => {
-    const body = await readJsonBody(c, apiTokenCreateBody);
-    const p = principalOf(c);
-    const by = p.kind === "session" ? p.account.username : p.token.name;
-    return c.json(
-      await createApiToken(ctx.tokens, by, {
-        name: body.name,
-        note: body.note,
-        scopes: body.scopes,
-        expiresInSec: body.expires_in_sec,
-      }),
-      201,
-    );
-  });
-
-  app.put("/v1/admin/api-tokens/:id", async (c) => {
-    const body = await readJsonBody(c, apiTokenUpdateBody);
-    if (body.expires_at !== undefined && body.expires_at !== null) {
-      const ms = Date.parse(body.expires_at);
-      if (Number.isNaN(ms))
-        throw new GatewayError("invalid_request", "expires_at: must be an ISO 8601 time");
-      if (ms > Date.now() + MAX_EXPIRY_SEC * 1000)
-        throw new GatewayError("invalid_request", "expires_at: at most 10 years ahead");
-    }
-    return c.json(
-      await updateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"), body),
-    );
-  });
-
-  app.post("/v1/admin/api-tokens/:id/rotate", async (c) =>
-    c.json(await rotateApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match")), 201),
-  );
-
-  app.post("/v1/admin/api-tokens/:id/revoke", async (c) =>
-    c.json(await revokeApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"))),
-  );
-
-  app.delete("/v1/admin/api-tokens/:id", async (c) => {
-    await deleteApiToken(ctx.tokens, c.req.param("id"), c.req.header("if-match"));
-    return c.body(null, 204);
-  });
-
-  app.get("/v1/admin/api-token-logs", async (c) => c.json({ logs: await ctx.usage.recent() }));
-
-  return app;
 }

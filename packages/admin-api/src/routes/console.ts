@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GatewayError } from "@svc/core/errors";
-import { Hono } from "hono";
+import { defineRoutes, PUBLIC, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import Negotiator from "negotiator";
 import {
   type Asset,
@@ -15,8 +16,8 @@ import type { AdminEnv } from "../env.js";
 export interface ConsoleOptions {
   /** The console build (`packages/console/dist`): `index.html` and `assets/`. */
   readonly distDir: string;
-  /** The OpenAPI document, served as `/admin/assets/openapi.json`. */
-  readonly openapi: unknown;
+  /** The OpenAPI document, served as `/admin/assets/openapi.json` (called once, at its first request). */
+  readonly openapi: () => unknown;
   /** The runtime `public_base_url` (may name another origin for playback URLs). */
   readonly publicBaseUrl: () => string;
 }
@@ -59,6 +60,30 @@ function matchesNoneMatch(header: string | undefined, etag: string): boolean {
   return header.split(",").some((t) => strip(t) === "*" || strip(t) === strip(etag));
 }
 
+export const consoleRoutes = defineRoutes("/admin", {
+  shell: {
+    method: "GET",
+    path: "/",
+    access: PUBLIC,
+    summary: "Console shell",
+    tag: "console",
+    success: [200, "The console's HTML shell (no-store)", "text/html"],
+  },
+  asset: {
+    method: "GET",
+    path: "/*",
+    access: PUBLIC,
+    summary: "Console assets and this document",
+    tag: "console",
+    success: [
+      200,
+      "Hashed asset (immutable, gzip/br, ETag); 304 on If-None-Match",
+      "application/octet-stream",
+    ],
+    errors: ["not_found"],
+  },
+});
+
 /**
  * `GET /admin`, `/admin/` (the shell, `no-store`) and `/admin/assets/*` (hashed
  * files, immutable, precompressed br/gzip chosen by Accept-Encoding, strong
@@ -67,15 +92,17 @@ function matchesNoneMatch(header: string | undefined, etag: string): boolean {
 export function createConsoleRoutes(options: ConsoleOptions): Hono<AdminEnv> {
   const shell = readFileSync(join(options.distDir, "index.html"));
   const assets = loadAssetDirectory(join(options.distDir, "assets"));
-  assets.set(
-    "openapi.json",
-    assetFromBytes(
-      Buffer.from(JSON.stringify(options.openapi)),
+  // Built on its first request: the document is derived from the app's registered
+  // routes, these included, so it exists only once the app is composed.
+  let openapi: Asset | undefined;
+  const openapiAsset = () => {
+    openapi ??= assetFromBytes(
+      Buffer.from(JSON.stringify(options.openapi())),
       "application/json; charset=utf-8",
       REVALIDATE,
-    ),
-  );
-  const app = new Hono<AdminEnv>();
+    );
+    return openapi;
+  };
 
   const serveShell = () =>
     new Response(shell, {
@@ -110,14 +137,20 @@ export function createConsoleRoutes(options: ConsoleOptions): Hono<AdminEnv> {
     return new Response(rep.body, { headers });
   };
 
-  app.get("/admin", serveShell);
-  app.get("/admin/*", (c) => {
-    const path = c.req.path;
-    if (path === "/admin/") return serveShell();
-    const name = path.startsWith("/admin/assets/") ? path.slice("/admin/assets/".length) : "";
-    const asset = name.includes("/") ? undefined : assets.get(name);
-    if (asset === undefined) throw new GatewayError("not_found", "no such console asset");
-    return serveAsset(asset, c.req.header("accept-encoding"), c.req.header("if-none-match"));
+  return routesOf(consoleRoutes, {
+    shell: serveShell,
+    asset: (c) => {
+      const path = c.req.path;
+      if (path === "/admin/") return serveShell();
+      const name = path.startsWith("/admin/assets/") ? path.slice("/admin/assets/".length) : "";
+      const asset =
+        name === "openapi.json"
+          ? openapiAsset()
+          : name.includes("/")
+            ? undefined
+            : assets.get(name);
+      if (asset === undefined) throw new GatewayError("not_found", "no such console asset");
+      return serveAsset(asset, c.req.header("accept-encoding"), c.req.header("if-none-match"));
+    },
   });
-  return app;
 }

@@ -2,11 +2,13 @@ import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
 import { clientAddress, piecewiseBody } from "@svc/core/http";
 import { redactPath } from "@svc/core/log";
-import type { PlayGrant } from "@svc/playback/play";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import { type PlayGrant, playRouteFamily } from "@svc/playback/play";
 import { channelPlaylistPieces, M3U_CONTENT_TYPE, playlistChannels } from "@svc/playback/routes";
-import { type Context, Hono, type MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { PLAYBACK_KEY } from "../http/route-access.js";
 import {
   assertKeyCoversChannel,
   checkPlaybackKeyFresh,
@@ -74,25 +76,39 @@ export function playbackKeyGate(ctx: AdminContext): MiddlewareHandler<AdminEnv> 
   };
 }
 
+/** The play routes under a playback key (spec "Playback" 5), mounted with {@link keyPlayGrant}. */
+export const keyPlayRoutes = playRouteFamily("/p/:token/play", PLAYBACK_KEY, " (playback key)");
+
+export const keyPlaylistRoutes = defineRoutes("/p/:token", {
+  playlist: {
+    method: "GET",
+    path: "/playlist.m3u",
+    access: PLAYBACK_KEY,
+    summary: "Playlist of a playback key",
+    tag: "playback",
+    success: [200, "M3U", M3U_CONTENT_TYPE],
+  },
+});
+
 /**
  * `GET /p/{token}/playlist.m3u`: the key's enabled channels as M3U, each
  * pointing at `/p/{token}/play/{id}/index.m3u8`.
  */
 export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
-  app.get("/p/:token/playlist.m3u", (c) => {
-    const key = c.get("playbackKey");
-    const token = c.req.param("token");
-    const base = requestBase(ctx, c);
-    const scope = key.channelIds.length === 0 ? null : new Set(key.channelIds);
-    const pieces = channelPlaylistPieces(
-      playlistChannels(ctx.channels.list(), scope),
-      (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
-      { guideUrl: ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined },
-    );
-    return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
+  return routesOf(keyPlaylistRoutes, {
+    playlist: (c) => {
+      const key = c.get("playbackKey");
+      const token = c.req.param("token");
+      const base = requestBase(ctx, c);
+      const scope = key.channelIds.length === 0 ? null : new Set(key.channelIds);
+      const pieces = channelPlaylistPieces(
+        playlistChannels(ctx.channels.list(), scope),
+        (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
+        { guideUrl: ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined },
+      );
+      return c.body(piecewiseBody(pieces), 200, { "Content-Type": M3U_CONTENT_TYPE });
+    },
   });
-  return app;
 }
 
 /**

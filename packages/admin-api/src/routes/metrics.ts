@@ -1,12 +1,32 @@
+import { GatewayError } from "@svc/core/errors";
 import type { AppEnv } from "@svc/core/http";
-import { Hono } from "hono";
+import { defineRoutes, PUBLIC, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import type { GatewayMetrics } from "../metrics/gateway-metrics.js";
 
-/** `GET /metrics`: Prometheus text format 0.0.4 (registered only when `observe.enabled`). */
-export function createMetricsRoute(metrics: GatewayMetrics): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.get("/metrics", async (c) =>
-    c.body(await metrics.registry.metrics(), 200, { "Content-Type": "text/plain; version=0.0.4" }),
-  );
-  return app;
+export const metricsRoutes = defineRoutes("/metrics", {
+  metrics: {
+    method: "GET",
+    path: "/",
+    access: PUBLIC,
+    summary: "Prometheus metrics",
+    tag: "public",
+    success: [200, "Prometheus text format 0.0.4", "text/plain"],
+    errors: ["not_found"],
+  },
+});
+
+/**
+ * `GET /metrics`: Prometheus text format 0.0.4; 404 `not_found` when `observe.enabled`
+ * is off (no `metrics`). Registered in both cases, so the route table stays the spec's.
+ */
+export function createMetricsRoute(metrics: GatewayMetrics | undefined): Hono<AppEnv> {
+  return routesOf(metricsRoutes, {
+    metrics: async (c) => {
+      if (metrics === undefined) throw new GatewayError("not_found", "not found");
+      return c.body(await metrics.registry.metrics(), 200, {
+        "Content-Type": "text/plain; version=0.0.4",
+      });
+    },
+  });
 }

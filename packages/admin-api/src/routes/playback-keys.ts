@@ -1,9 +1,11 @@
 import { GatewayError } from "@svc/core/errors";
 import { readJsonBody } from "@svc/core/http";
-import { Hono } from "hono";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, requestBase } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { admin } from "../http/route-access.js";
 import { MAX_EXPIRY_SEC } from "../services/api-tokens/token-record.js";
 import { renderPlaybackKey } from "../services/playback-keys/key-store.js";
 import {
@@ -30,59 +32,122 @@ export const playbackKeyCreateBody = v.strictObject({
 /** Spec: the access-log listing takes `limit` (here 1..1000, default 100). */
 const MAX_LIST = 1000;
 
+export const playbackKeyRoutes = defineRoutes("/v1/admin", {
+  list: {
+    method: "GET",
+    path: "/access-tokens",
+    access: admin("read"),
+    summary: "List playback keys",
+    tag: "playback-keys",
+    success: [200, "`{access_tokens}`"],
+  },
+  create: {
+    method: "POST",
+    path: "/access-tokens",
+    access: admin("write"),
+    summary: "Create a playback key",
+    tag: "playback-keys",
+    body: playbackKeyCreateBody,
+    success: [
+      201,
+      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, warning}`",
+    ],
+    errors: ["invalid_request"],
+  },
+  revoke: {
+    method: "POST",
+    path: "/access-tokens/:id/revoke",
+    access: admin("delete"),
+    summary: "Revoke a playback key",
+    tag: "playback-keys",
+    success: [200, "`{ok: true}`"],
+    errors: ["not_found", "conflict"],
+    ifMatch: "optional",
+  },
+  remove: {
+    method: "DELETE",
+    path: "/access-tokens/:id",
+    access: admin("delete"),
+    summary: "Delete a playback key",
+    tag: "playback-keys",
+    success: [200, "`{ok: true}`"],
+    errors: ["not_found", "conflict"],
+    ifMatch: "optional",
+  },
+  logs: {
+    method: "GET",
+    path: "/access-logs",
+    access: admin("read"),
+    summary: "Playback access log",
+    tag: "playback-keys",
+    success: [200, "`{access_logs}`"],
+    errors: ["invalid_request"],
+    query: [
+      {
+        name: "limit",
+        description: "1..1000, default 100",
+        schema: { type: "integer", minimum: 1, maximum: 1000 },
+      },
+      { name: "token_id", description: "only this playback key", schema: { type: "string" } },
+    ],
+  },
+  clearLogs: {
+    method: "DELETE",
+    path: "/access-logs",
+    access: admin("delete"),
+    summary: "Clear the access log",
+    tag: "playback-keys",
+    success: [200, "`{deleted}`"],
+  },
+});
+
 /** Playback keys (`/v1/admin/access-tokens`) and their access log. */
 export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
+  return routesOf(playbackKeyRoutes, {
+    list: async (c) => {
+      // last_used_at: this instance's queued uses, then every instance's committed ones.
+      await ctx.accessLog.flush();
+      await ctx.keys.refreshUsage();
+      return c.json({ access_tokens: ctx.keys.list().map(renderPlaybackKey) });
+    },
 
-  app.get("/v1/admin/access-tokens", async (c) => {
-    // last_used_at: this instance's queued uses, then every instance's committed ones.
-    await ctx.accessLog.flush();
-    await ctx.keys.refreshUsage();
-    return c.json({ access_tokens: ctx.keys.list().map(renderPlaybackKey) });
+    create: async (c) => {
+      const body = await readJsonBody(c, playbackKeyCreateBody);
+      const created = await createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
+        name: body.name,
+        note: body.note,
+        channelIds: body.channel_ids,
+        expiresInSec: body.expires_in_sec,
+      });
+      return c.json(created, 201);
+    },
+
+    revoke: async (c) =>
+      c.json(await revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+
+    remove: async (c) =>
+      c.json(await deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+
+    logs: async (c) => {
+      const raw = c.req.query("limit");
+      const limit = raw === undefined ? 100 : Number(raw);
+      if (
+        !Number.isInteger(limit) ||
+        limit < 1 ||
+        limit > MAX_LIST ||
+        !/^[0-9]+$/.test(raw ?? "100")
+      ) {
+        throw new GatewayError("invalid_request", `limit: must be an integer 1..${MAX_LIST}`);
+      }
+      const tokenId = c.req.query("token_id");
+      return c.json({
+        access_logs: await ctx.accessLog.list({
+          limit,
+          tokenId: tokenId === "" ? undefined : tokenId,
+        }),
+      });
+    },
+
+    clearLogs: async (c) => c.json({ deleted: await ctx.accessLog.clear() }),
   });
-
-  app.post("/v1/admin/access-tokens", async (c) => {
-    const body = await readJsonBody(c, playbackKeyCreateBody);
-    const created = await createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
-      name: body.name,
-      note: body.note,
-      channelIds: body.channel_ids,
-      expiresInSec: body.expires_in_sec,
-    });
-    return c.json(created, 201);
-  });
-
-  app.post("/v1/admin/access-tokens/:id/revoke", async (c) =>
-    c.json(await revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
-  );
-
-  app.delete("/v1/admin/access-tokens/:id", async (c) =>
-    c.json(await deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
-  );
-
-  app.get("/v1/admin/access-logs", async (c) => {
-    const raw = c.req.query("limit");
-    const limit = raw === undefined ? 100 : Number(raw);
-    if (
-      !Number.isInteger(limit) ||
-      limit < 1 ||
-      limit > MAX_LIST ||
-      !/^[0-9]+$/.test(raw ?? "100")
-    ) {
-      throw new GatewayError("invalid_request", `limit: must be an integer 1..${MAX_LIST}`);
-    }
-    const tokenId = c.req.query("token_id");
-    return c.json({
-      access_logs: await ctx.accessLog.list({
-        limit,
-        tokenId: tokenId === "" ? undefined : tokenId,
-      }),
-    });
-  });
-
-  app.delete("/v1/admin/access-logs", async (c) =>
-    c.json({ deleted: await ctx.accessLog.clear() }),
-  );
-
-  return app;
 }

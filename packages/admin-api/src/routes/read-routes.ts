@@ -1,6 +1,7 @@
 import { piecewiseBody } from "@svc/core/http";
 import type { Logger } from "@svc/core/log";
-import { Hono } from "hono";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import {
   type AdminContext,
   channelRestriction,
@@ -9,6 +10,7 @@ import {
   requestBase,
 } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { admin, READER } from "../http/route-access.js";
 import { channelListJson } from "../services/channels/channel-list-json.js";
 import { renderListedChannel } from "../services/channels/channel-view.js";
 import {
@@ -16,6 +18,36 @@ import {
   type ClusterSessionSource,
   mergeClusterSessions,
 } from "../services/status/cluster-sessions.js";
+
+export const readRoutes = defineRoutes("/v1", {
+  channels: {
+    method: "GET",
+    path: "/channels",
+    access: READER,
+    summary: "Channel list (scoped)",
+    tag: "channels",
+    success: [200, "`{channels}`"],
+  },
+  status: {
+    method: "GET",
+    path: "/status",
+    access: READER,
+    summary: "Counters and runtime sessions",
+    tag: "status",
+    success: [
+      200,
+      "`{uptime_sec, bytes_in, bytes_out, requests, errors, goroutines, session_count, sessions}`",
+    ],
+  },
+  upstreams: {
+    method: "GET",
+    path: "/admin/upstreams",
+    access: admin("read"),
+    summary: "Configured upstreams",
+    tag: "channels",
+    success: [200, "`{upstreams}`"],
+  },
+});
 
 /**
  * `GET /v1/channels`, `GET /v1/status` (session or token with `read`) and
@@ -26,44 +58,41 @@ import {
  * HTTP requests in flight.
  */
 export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
+  return routesOf(readRoutes, {
+    channels: (c) => {
+      const p = principalOf(c);
+      const only = channelRestriction(p);
+      const base = requestBase(ctx, c);
+      // Source credentials are for administrators: an admin session or an admin API
+      // token (which reads the same through /v1/admin/channels) sees the stored value.
+      const redact = p.kind === "session" && p.account.role !== "admin";
+      const listed =
+        only === null ? ctx.channels.list() : ctx.channels.list().filter((ch) => only.has(ch.id));
+      const pieces = channelListJson(listed, (ch) => renderListedChannel(ch, base, redact));
+      return c.body(piecewiseBody(pieces), 200, { "Content-Type": "application/json" });
+    },
 
-  app.get("/v1/channels", (c) => {
-    const p = principalOf(c);
-    const only = channelRestriction(p);
-    const base = requestBase(ctx, c);
-    // Source credentials are for administrators: an admin session or an admin API
-    // token (which reads the same through /v1/admin/channels) sees the stored value.
-    const redact = p.kind === "session" && p.account.role !== "admin";
-    const listed =
-      only === null ? ctx.channels.list() : ctx.channels.list().filter((ch) => only.has(ch.id));
-    const pieces = channelListJson(listed, (ch) => renderListedChannel(ch, base, redact));
-    return c.body(piecewiseBody(pieces), 200, { "Content-Type": "application/json" });
+    status: async (c) => {
+      const only = channelRestriction(principalOf(c));
+      const sessions = (await clusterSessions(ctx, c.get("log"))).filter(
+        (s) => only === null || only.has(s.channel_id),
+      );
+      const stats = ctx.playbackStats();
+      return c.json({
+        uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
+        bytes_in: stats.bytes_in,
+        bytes_out: stats.bytes_out,
+        requests: stats.requests,
+        errors: stats.errors,
+        goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
+        session_count: sessions.length,
+        sessions,
+      });
+    },
+
+    upstreams: (c) =>
+      c.json({ upstreams: ctx.config.upstreams.map((u) => ({ id: u.id, base_url: u.base_url })) }),
   });
-
-  app.get("/v1/status", async (c) => {
-    const only = channelRestriction(principalOf(c));
-    const sessions = (await clusterSessions(ctx, c.get("log"))).filter(
-      (s) => only === null || only.has(s.channel_id),
-    );
-    const stats = ctx.playbackStats();
-    return c.json({
-      uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
-      bytes_in: stats.bytes_in,
-      bytes_out: stats.bytes_out,
-      requests: stats.requests,
-      errors: stats.errors,
-      goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
-      session_count: sessions.length,
-      sessions,
-    });
-  });
-
-  app.get("/v1/admin/upstreams", (c) =>
-    c.json({ upstreams: ctx.config.upstreams.map((u) => ({ id: u.id, base_url: u.base_url })) }),
-  );
-
-  return app;
 }
 
 /**

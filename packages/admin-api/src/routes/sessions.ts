@@ -1,32 +1,56 @@
 import { GatewayError } from "@svc/core/errors";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
 import { INSTANCE_TOKEN_HEADER } from "@svc/playback/cluster";
-import { Hono, type MiddlewareHandler } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import type { AdminContext } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
+import { admin } from "../http/route-access.js";
 
 /**
  * Session control (spec "Sessions, probes, previews"; scope `refresh`):
  * `POST /v1/admin/channels/{id}/warmup` starts a channel's packaging session
  * (202 `{state}`), `DELETE /v1/admin/sessions/{id}` stops it (204; 404 when none ran).
  */
+export const sessionRoutes = defineRoutes("/v1/admin", {
+  warmup: {
+    method: "POST",
+    path: "/channels/:id/warmup",
+    access: admin("refresh"),
+    summary: "Start a packaging session",
+    tag: "sessions",
+    success: [202, "`{state}`"],
+    errors: ["not_found", "conflict"],
+  },
+  stop: {
+    method: "DELETE",
+    path: "/sessions/:id",
+    access: admin("refresh"),
+    summary: "Stop a runtime session",
+    tag: "sessions",
+    success: [204, "No body"],
+    errors: ["not_found"],
+  },
+});
+
 export function createSessionRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
+  return routesOf(sessionRoutes, {
+    warmup: async (c) => {
+      const result = await ctx.sessions.warmup(c.req.param("id"));
+      if (!result.ok) throw new GatewayError(result.code, result.message);
+      return c.json({ state: result.state }, 202);
+    },
 
-  app.post("/v1/admin/channels/:id/warmup", async (c) => {
-    const result = await ctx.sessions.warmup(c.req.param("id"));
-    if (!result.ok) throw new GatewayError(result.code, result.message);
-    return c.json({ state: result.state }, 202);
+    stop: async (c) => {
+      if (!(await ctx.sessions.stop(c.req.param("id"), c.get("requestId")))) {
+        throw new GatewayError("not_found", "no running session for this channel");
+      }
+      return c.body(null, 204);
+    },
   });
-
-  app.delete("/v1/admin/sessions/:id", async (c) => {
-    if (!(await ctx.sessions.stop(c.req.param("id"), c.get("requestId")))) {
-      throw new GatewayError("not_found", "no running session for this channel");
-    }
-    return c.body(null, 204);
-  });
-
-  return app;
 }
+
+/** Where {@link forwardedSessionStop} is mounted: the stop route's own path. */
+export const FORWARDED_STOP_PATH = `${sessionRoutes.base}${sessionRoutes.routes.stop.path}`;
 
 /**
  * Cluster mode: the owner's side of a `DELETE /v1/admin/sessions/{id}` another instance

@@ -1,9 +1,11 @@
 import { readJsonBody } from "@svc/core/http";
-import { Hono } from "hono";
+import { defineRoutes, routesOf } from "@svc/core/route-table";
+import type { Hono } from "hono";
 import * as v from "valibot";
 import type { AdminContext } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { etag } from "../http/if-match.js";
+import { admin } from "../http/route-access.js";
 import { certificateFacts } from "../services/settings/certificate-facts.js";
 import type { SettingsRow } from "../services/settings/settings-store.js";
 import { updateSettings } from "../services/settings/update.js";
@@ -14,9 +16,30 @@ export const settingsWriteBody = v.strictObject({
   tls_enabled: v.optional(v.boolean()),
 });
 
-/** `GET` and `PUT /v1/admin/settings` (spec "Settings"). */
+/** The settings resource (spec "Settings"). */
+export const settingsRoutes = defineRoutes("/v1/admin/settings", {
+  read: {
+    method: "GET",
+    path: "/",
+    access: admin("read"),
+    summary: "Settings",
+    tag: "settings",
+    success: [200, "The settings resource; ETag"],
+  },
+  update: {
+    method: "PUT",
+    path: "/",
+    access: admin("write"),
+    summary: "Update runtime settings",
+    tag: "settings",
+    body: settingsWriteBody,
+    success: [200, "The settings resource"],
+    errors: ["invalid_request", "conflict"],
+    ifMatch: "required",
+  },
+});
+
 export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  const app = new Hono<AdminEnv>();
   const s = ctx.config.server;
   const render = (row: SettingsRow) => ({
     listen: s.listen,
@@ -32,26 +55,26 @@ export function createSettingsRoutes(ctx: AdminContext): Hono<AdminEnv> {
     revision: row.revision,
   });
 
-  app.get("/v1/admin/settings", (c) => {
-    const row = ctx.settings.current();
-    c.header("ETag", etag(row.revision));
-    return c.json(render(row));
-  });
+  return routesOf(settingsRoutes, {
+    read: (c) => {
+      const row = ctx.settings.current();
+      c.header("ETag", etag(row.revision));
+      return c.json(render(row));
+    },
 
-  app.put("/v1/admin/settings", async (c) => {
-    const body = await readJsonBody(c, settingsWriteBody);
-    // A shorter retention purges at once; the purge is awaited before the answer.
-    const purges: Promise<number>[] = [];
-    const row = await updateSettings(
-      ctx.settings,
-      (days) => void purges.push(ctx.accessLog.purge(days)),
-      c.req.header("if-match"),
-      body,
-    );
-    await Promise.all(purges);
-    c.header("ETag", etag(row.revision));
-    return c.json(render(row));
+    update: async (c) => {
+      const body = await readJsonBody(c, settingsWriteBody);
+      // A shorter retention purges at once; the purge is awaited before the answer.
+      const purges: Promise<number>[] = [];
+      const row = await updateSettings(
+        ctx.settings,
+        (days) => void purges.push(ctx.accessLog.purge(days)),
+        c.req.header("if-match"),
+        body,
+      );
+      await Promise.all(purges);
+      c.header("ETag", etag(row.revision));
+      return c.json(render(row));
+    },
   });
-
-  return app;
 }

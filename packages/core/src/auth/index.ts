@@ -10,7 +10,13 @@ export {
   RATE_WINDOW_MS,
   type RateLimiter,
 } from "./login-limiter.js";
-export { createLoginRoute, isoSeconds, loginBody, loginResponse } from "./login-route.js";
+export {
+  createLoginRoute,
+  isoSeconds,
+  loginBody,
+  loginResponse,
+  loginRoutes,
+} from "./login-route.js";
 export {
   BCRYPT_COST,
   createPasswordHasher,

@@ -1,9 +1,10 @@
-import { Hono } from "hono";
+import type { Hono } from "hono";
 import * as v from "valibot";
 import { GatewayError } from "../errors.js";
 import { clientAddress, rateLimitSubject } from "../http/client-address.js";
 import { readJsonBody } from "../http/json-body.js";
 import type { AppEnv } from "../http/types.js";
+import { defineRoutes, PUBLIC, routesOf } from "../route-table.js";
 import type { RateLimiter } from "./login-limiter.js";
 import { decoyHash, type PasswordHasher } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";
@@ -12,6 +13,20 @@ import type { Account, AccountDirectory } from "./users.js";
 export const loginBody = v.strictObject({
   username: v.pipe(v.string(), v.maxLength(256)),
   password: v.pipe(v.string(), v.maxLength(1024)),
+});
+
+/** Login (spec "Public"), in both builds. */
+export const loginRoutes = defineRoutes("/", {
+  login: {
+    method: "POST",
+    path: "/v1/auth/login",
+    access: PUBLIC,
+    summary: "Log in",
+    tag: "auth",
+    body: loginBody,
+    success: [200, "`{token, expires_at, username, role}`"],
+    errors: ["invalid_request", "too_many_requests"],
+  },
 });
 
 /**
@@ -26,28 +41,28 @@ export function createLoginRoute(deps: {
   limiter: RateLimiter;
   passwords: PasswordHasher;
 }): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.post("/v1/auth/login", async (c) => {
-    const ip = clientAddress(c);
-    // Spec "Limits": per client IP; an IPv6 client is its /64 (see rateLimitSubject).
-    const key = `login:${rateLimitSubject(ip)}`;
-    if (!(await deps.limiter.take(key))) {
-      throw new GatewayError("too_many_requests", "too many login attempts", {
-        headers: { "Retry-After": String(deps.limiter.retryAfterSec(key)) },
-      });
-    }
-    const body = await readJsonBody(c, loginBody);
-    const account = deps.accounts.find(body.username);
-    const decoy = decoyHash(deps.accounts.list().map((a) => a.passwordHash));
-    // The decoy's work queues like a real check: a full queue refuses both alike.
-    const ok = await deps.passwords.verify(body.password, account?.passwordHash, decoy);
-    if (!ok || account === undefined) {
-      c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
-      throw new GatewayError("unauthorized", "invalid username or password");
-    }
-    return c.json(await loginResponse(deps.tokens, account));
+  return routesOf(loginRoutes, {
+    login: async (c) => {
+      const ip = clientAddress(c);
+      // Spec "Limits": per client IP; an IPv6 client is its /64 (see rateLimitSubject).
+      const key = `login:${rateLimitSubject(ip)}`;
+      if (!(await deps.limiter.take(key))) {
+        throw new GatewayError("too_many_requests", "too many login attempts", {
+          headers: { "Retry-After": String(deps.limiter.retryAfterSec(key)) },
+        });
+      }
+      const body = await readJsonBody(c, loginBody);
+      const account = deps.accounts.find(body.username);
+      const decoy = decoyHash(deps.accounts.list().map((a) => a.passwordHash));
+      // The decoy's work queues like a real check: a full queue refuses both alike.
+      const ok = await deps.passwords.verify(body.password, account?.passwordHash, decoy);
+      if (!ok || account === undefined) {
+        c.get("log").warn({ reqId: c.get("requestId"), remote: ip }, "login failed");
+        throw new GatewayError("unauthorized", "invalid username or password");
+      }
+      return c.json(await loginResponse(deps.tokens, account));
+    },
   });
-  return app;
 }
 
 /**

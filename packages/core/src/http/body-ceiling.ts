@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { GatewayError } from "../errors.js";
+import { routeOf } from "../route-table.js";
 import type { AppEnv } from "./types.js";
 
 /**
@@ -7,14 +8,14 @@ import type { AppEnv } from "./types.js";
  * the multiplier open; docs/m3u.md): 32 MiB by default, room for a 40,000-channel playlist.
  */
 export const IMPORT_BODY_MULTIPLIER = 32;
-const LARGE_BODY_PATHS = new Set(["/v1/admin/import/m3u"]);
 
 /** The 413 of every body ceiling, in the one error shape. */
 export const bodyTooLarge = () =>
   new GatewayError("invalid_request", "request body too large", { status: 413 });
 
 /**
- * `security.max_body_bytes` for this request (32 × for the import), set for the route's body
+ * `security.max_body_bytes` for this request (32 × for the import, whose route declares
+ * `bodyLimitScale`), set for the route's body
  * reader (`readRequestBody`), which enforces it on every chunk as it streams in. A declared
  * `Content-Length` over it is refused here, from the header alone.
  *
@@ -24,7 +25,8 @@ export const bodyTooLarge = () =>
  */
 export function bodyCeiling(limit: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const maxBytes = LARGE_BODY_PATHS.has(c.req.path) ? limit * IMPORT_BODY_MULTIPLIER : limit;
+    // The route hono matched declares a larger ceiling (`bodyLimitScale`), if any.
+    const maxBytes = limit * (routeOf(c)?.bodyLimitScale ?? 1);
     c.set("bodyLimit", maxBytes);
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();

@@ -4,10 +4,11 @@ export {
   isWildcardListenUrl,
   resolveAdvertiseUrl,
 } from "./advertise-url.js";
+export { IMPORT_BODY_MULTIPLIER } from "./body-ceiling.js";
 export { clientAddress, isLoopbackAddress, rateLimitSubject } from "./client-address.js";
 export { createBaseApp } from "./create-app.js";
 export { errorResponse } from "./error-handler.js";
-export { createHealthRoutes, type Readiness } from "./health-routes.js";
+export { createHealthRoutes, healthRoutes, type Readiness } from "./health-routes.js";
 export { hostAllowed, hostName } from "./host-allowlist.js";
 export { readJsonBody, readJsonBodyWithPieces } from "./json-body.js";
 export { piecewiseBody, piecewiseStream } from "./piecewise-body.js";

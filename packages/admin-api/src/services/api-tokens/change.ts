@@ -1,5 +1,4 @@
 import { GatewayError } from "@svc/core/errors";
-import type { TokenScope } from "@svc/core/route-table";
 import {
   API_TOKEN_PREFIX_LENGTH,
   newApiTokenPlaintext,
@@ -8,6 +7,7 @@ import {
 import { checkRevision } from "../../http/if-match.js";
 import { issuedTokenResponse } from "./create.js";
 import { type ApiTokenRecord, renderApiToken } from "./token-record.js";
+import type { TokenScope } from "./token-scopes.js";
 import type { ApiTokenStore } from "./token-store.js";
 
 function existing(store: ApiTokenStore, id: string): ApiTokenRecord {

@@ -1,4 +1,3 @@
-import type { TokenScope } from "@svc/core/route-table";
 import {
   API_TOKEN_PREFIX_LENGTH,
   newApiTokenPlaintext,
@@ -7,6 +6,7 @@ import {
 } from "../../credentials/secrets.js";
 import type { ApiTokenRecord } from "./token-record.js";
 import { renderApiToken, SHOWN_ONCE_WARNING } from "./token-record.js";
+import type { TokenScope } from "./token-scopes.js";
 import type { ApiTokenStore } from "./token-store.js";
 
 export interface NewApiToken {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createRouteMatcher } from "@svc/core/route-table";
+import { fullBuildRoutes } from "../../openapi/full-build-routes.js";
 import type { ApiTokenCheck } from "./authenticate.js";
 import { decideTokenAccess } from "./decide-access.js";
 import type { ApiTokenRecord } from "./token-record.js";
 
-const routes = createRouteMatcher();
+const routes = createRouteMatcher(fullBuildRoutes());
 
 function token(scopes: string[]): ApiTokenRecord {
   return {
@@ -102,6 +103,6 @@ describe("API token access decisions over the route table", () => {
       "/v1/admin/channels/reorder",
     );
     assert.equal(routes.match("PUT", "/v1/admin/channels/abc")?.path, "/v1/admin/channels/{id}");
-    assert.equal(routes.match("GET", "/p/KEY/play/ch/u/abc.ts")?.credential, "playback_key");
+    assert.equal(routes.match("GET", "/p/KEY/play/ch/u/abc.ts")?.access.credential, "playback_key");
   });
 });

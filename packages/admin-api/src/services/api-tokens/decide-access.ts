@@ -1,7 +1,8 @@
 import { GatewayError } from "@svc/core/errors";
-import type { RouteSpec } from "@svc/core/route-table";
+import type { RouteRow } from "@svc/core/route-table";
 import type { ApiTokenCheck } from "./authenticate.js";
 import type { ApiTokenRecord } from "./token-record.js";
+import type { TokenScope } from "./token-scopes.js";
 
 /** Spec "Admin API tokens" denial reasons, plus `invalid` for a secret that matches no token. */
 export type DenialReason =
@@ -29,16 +30,17 @@ const deny = (reason: DenialReason, error: GatewayError): TokenDecision => ({
 });
 
 /**
- * What an API token may do on a route-table row (undefined: a path or method
- * the table does not have). In order: the token's own state (401), session-only
+ * What an API token may do on a declared route (undefined: a path or method
+ * no route declares). In order: the token's own state (401), session-only
  * rows (`session_required`), rows outside the 43-route registry
  * (`route_not_available`), then the row's scope (`missing_scope`, the same
  * code as the audit reason, like `session_required` and `route_not_available`). Scopes are independent: none implies another.
  */
 export function decideTokenAccess(
   check: ApiTokenCheck,
-  spec: RouteSpec | undefined,
+  route: RouteRow | undefined,
 ): TokenDecision {
+  const spec = route?.access;
   if (!check.ok) {
     return deny(check.reason, new GatewayError("unauthorized", UNAUTHORIZED[check.reason]));
   }
@@ -54,7 +56,7 @@ export function decideTokenAccess(
       new GatewayError("route_not_available", "route not available to API tokens"),
     );
   }
-  if (!check.token.scopes.includes(spec.scope)) {
+  if (!check.token.scopes.includes(spec.scope as TokenScope)) {
     return deny(
       "missing_scope",
       new GatewayError("missing_scope", `API token lacks the "${spec.scope}" scope`),
