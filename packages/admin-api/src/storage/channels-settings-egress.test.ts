@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
-import type { StoredChannel } from "../services/channels/stored-channel.js";
 import type { StoredEgressDocument } from "../services/egress/egress-document.js";
 import { describeEachStorage, type OpenedStorage, withStorage } from "../testing/each-storage.js";
 import { storedChannel } from "../testing/stored-channel.js";
-import type { EgressRow } from "./egress/repository.js";
-import type { SettingsRow } from "./settings/repository.js";
+import type { StoredChannel } from "./channels/stored-channel.js";
+import type { EgressRow, SettingsRow } from "./single-row-repository.js";
 
 /** An epoch-ms time beyond 32 bits (PostgreSQL `bigint`, read back as a number). */
 const T = 1_767_312_245_123;

@@ -25,19 +25,22 @@ import { checkPlaybackKey } from "../services/playback-keys/authorize-key.js";
 import { createPlaybackKeyStore } from "../services/playback-keys/key-store.js";
 import { deletePlaybackKey, revokePlaybackKey } from "../services/playback-keys/manage.js";
 import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
-import { postgresAccountsRepository } from "./accounts/postgres.js";
-import type { AccountsRepository, CredentialOverride } from "./accounts/repository.js";
-import { sqliteAccountsRepository } from "./accounts/sqlite.js";
-import { postgresApiTokensRepository } from "./api-tokens/postgres.js";
-import type { ApiTokenRow, ApiTokensRepository, AuditEntry } from "./api-tokens/repository.js";
-import { sqliteApiTokensRepository } from "./api-tokens/sqlite.js";
-import { postgresPlaybackKeysRepository } from "./playback-keys/postgres.js";
-import type {
-  AccessEntry,
-  PlaybackKeyRow,
-  PlaybackKeysRepository,
-} from "./playback-keys/repository.js";
-import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
+import {
+  type AccountsRepository,
+  accountsRepository,
+  type CredentialOverride,
+} from "./accounts/repository.js";
+import {
+  type AccessEntry,
+  type ApiTokenRow,
+  type ApiTokensRepository,
+  type AuditEntry,
+  apiTokensRepository,
+  type PlaybackKeyRow,
+  type PlaybackKeysRepository,
+  playbackKeysRepository,
+} from "./credentials/repository.js";
+import { type Dialect, postgresDialect, sqliteDialect } from "./dialect.js";
 
 /**
  * The repositories of accounts, API tokens (+ audit) and playback keys (+ access log)
@@ -54,6 +57,12 @@ interface Backend {
   close(): Promise<void>;
 }
 
+const repositoriesOf = (d: Dialect) => ({
+  accounts: accountsRepository(d),
+  apiTokens: apiTokensRepository(d),
+  playbackKeys: playbackKeysRepository(d),
+});
+
 const KINDS: [string, string | false, () => Promise<Backend>][] = [
   [
     "sqlite",
@@ -62,9 +71,7 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
       const dir = mkdtempSync(join(tmpdir(), "svc-repo-"));
       const state = openStateDatabase(dir);
       return {
-        accounts: sqliteAccountsRepository(state.db),
-        apiTokens: sqliteApiTokensRepository(state.db),
-        playbackKeys: sqlitePlaybackKeysRepository(state.db),
+        ...repositoriesOf(sqliteDialect(state.db)),
         versions: undefined,
         async close() {
           state.close();
@@ -79,9 +86,7 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
     async () => {
       const { db, close } = await createMigratedDatabase({ max: 4 });
       return {
-        accounts: postgresAccountsRepository(db),
-        apiTokens: postgresApiTokensRepository(db),
-        playbackKeys: postgresPlaybackKeysRepository(db),
+        ...repositoriesOf(postgresDialect(db)),
         versions: async () =>
           Object.fromEntries(
             (await db.select().from(stateVersions)).map((v) => [v.resource, v.version]),
@@ -304,7 +309,7 @@ for (const [kind, skip, open] of KINDS) {
       withBackend(async (b) => {
         await b.apiTokens.insert(tokenRow());
         const now = Date.now();
-        await b.apiTokens.appendAudit(
+        await b.apiTokens.appendLog(
           [
             audit({ createdAt: now - 40 * DAY, requestId: "old" }),
             audit({ createdAt: now - 2, requestId: "k1" }),
@@ -322,7 +327,7 @@ for (const [kind, skip, open] of KINDS) {
           ],
           new Map([["at_1", now - 2]]),
         );
-        await b.apiTokens.appendAudit([], new Map([["at_1", now - 50]]));
+        await b.apiTokens.appendLog([], new Map([["at_1", now - 50]]));
         assert.deepEqual(await b.apiTokens.lastUsed(), new Map([["at_1", now - 2]]));
         const known = await b.apiTokens.newestAudit(true, 2);
         assert.deepEqual(
@@ -355,8 +360,8 @@ for (const [kind, skip, open] of KINDS) {
           true,
         );
         assert.equal((await b.apiTokens.list())[0]?.lastUsedAt, now - 2);
-        assert.equal(await b.apiTokens.purgeAudit(now - 30 * DAY), 1);
-        assert.equal(await b.apiTokens.purgeAudit(now - 30 * DAY), 0);
+        assert.equal(await b.apiTokens.purgeLog(now - 30 * DAY), 1);
+        assert.equal(await b.apiTokens.purgeLog(now - 30 * DAY), 0);
         assert.equal((await b.apiTokens.newestAudit(true, 100)).length, 2);
       }),
     );
@@ -453,7 +458,7 @@ for (const [kind, skip, open] of KINDS) {
             createdAt: now - 40 * DAY + i,
           }),
         );
-        await b.playbackKeys.appendAccess(rows, new Map([["pk_1", now - 40 * DAY + 2498]]));
+        await b.playbackKeys.appendLog(rows, new Map([["pk_1", now - 40 * DAY + 2498]]));
         const newest = await b.playbackKeys.accessLog({ limit: 3, tokenId: undefined });
         assert.deepEqual(
           newest.map(({ id: _id, ...rest }) => rest),
@@ -500,9 +505,9 @@ for (const [kind, skip, open] of KINDS) {
         await b.accounts.saveOverride(override(), 0);
         const start = await versions();
         assert.deepEqual(start, { api_tokens: 1, playback_keys: 1, accounts: 1 });
-        await b.apiTokens.appendAudit([audit()], new Map([["at_1", Date.now()]]));
-        await b.playbackKeys.appendAccess([access()], new Map([["pk_1", Date.now()]]));
-        await b.apiTokens.purgeAudit(Date.now() + DAY);
+        await b.apiTokens.appendLog([audit()], new Map([["at_1", Date.now()]]));
+        await b.playbackKeys.appendLog([access()], new Map([["pk_1", Date.now()]]));
+        await b.apiTokens.purgeLog(Date.now() + DAY);
         await b.playbackKeys.clearAccessLog();
         assert.deepEqual(await versions(), start, "usage and logs change no version");
         assert.equal(await b.apiTokens.update(tokenRow({ revision: 3 }), 2), false);

@@ -1,4 +1,4 @@
-import type { StoredChannel } from "../services/channels/stored-channel.js";
+import type { StoredChannel } from "../storage/channels/stored-channel.js";
 
 /** A valid stored HLS channel on a loopback source, for storage tests; `over` sets any field. */
 export function storedChannel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
