@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
-import type { StoredEgressDocument } from "../services/egress/egress-document.js";
+import type { StoredEgressDocument } from "../db/schema/egress-document.js";
 import { describeEachStorage, type OpenedStorage, withStorage } from "../testing/each-storage.js";
 import { storedChannel } from "../testing/stored-channel.js";
 import type { StoredChannel } from "./channels/stored-channel.js";

@@ -27,7 +27,7 @@ export type RowsAgree = AllAgree<{ [K in keyof Tables]: Agree<K> }[keyof Tables]
  * The drizzle handle the shared repositories write with: only the builders both
  * dialects have, always awaited (`await db.select()…`, `await tx.insert(…).returning()`).
  */
-export type Db = Pick<PgStateDb, "select" | "insert" | "update" | "delete">;
+export type Db = Pick<PgStateDb, "select" | "selectDistinct" | "insert" | "update" | "delete">;
 
 interface DialectBase {
   /** The handle, typed as PostgreSQL's; on SQLite it is better-sqlite3's, which runs each awaited statement synchronously. */

@@ -10,9 +10,8 @@ import {
   playbackKeysRepository,
 } from "./credentials/repository.js";
 import { dialectOf } from "./dialect.js";
-import { createPgGuideRepository } from "./guide/postgres.js";
+import { createGuideRepository } from "./guide/guide-repository.js";
 import type { GuideRepository } from "./guide/repository.js";
-import { createSqliteGuideRepository } from "./guide/sqlite.js";
 import {
   type EgressRepository,
   egressRepository,
@@ -61,9 +60,6 @@ export function createRepositories(storage: Storage): Repositories {
     channels: channelRepository(d),
     settings: settingsRepository(d),
     egress: egressRepository(d),
-    // The guide's hot paths (millions of programme rows a refresh, epg.xml's reads) use
-    // each database's bulk statements; see the two files.
-    guide:
-      d.kind === "postgres" ? createPgGuideRepository(d.pg) : createSqliteGuideRepository(d.sqlite),
+    guide: createGuideRepository(d),
   };
 }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
-import { createChannelStore } from "../services/channels/channel-store.js";
-import { describeEachStorage, withStorage } from "../testing/each-storage.js";
-import { storedChannel as channel } from "../testing/stored-channel.js";
+import { describeEachStorage, withStorage } from "../../testing/each-storage.js";
+import { storedChannel as channel } from "../../testing/stored-channel.js";
+import { createChannelStore } from "./channel-store.js";
 
 const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
 const many = (n: number) =>

@@ -3,11 +3,11 @@ import { it } from "node:test";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgressRoutes, createHostAllowlist } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import { createChannelStore } from "../services/channels/channel-store.js";
-import { createEgressStore } from "../services/egress/egress-store.js";
-import { createSettingsStore } from "../services/settings/settings-store.js";
 import { describeEachStorage, withStorage } from "../testing/each-storage.js";
 import { storedChannel as channel } from "../testing/stored-channel.js";
+import { createChannelStore } from "./channels/channel-store.js";
+import { createEgressStore } from "./egress/egress-store.js";
+import { createSettingsStore } from "./settings/settings-store.js";
 
 const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
 

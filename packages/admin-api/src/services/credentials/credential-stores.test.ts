@@ -5,31 +5,14 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
-import { sha256Hex } from "../credentials/secrets.js";
-import { openStateDatabase } from "../db/client.js";
-import { stateVersions } from "../db/schema-pg/index.js";
-import { createAccountDirectory } from "../services/accounts/account-directory.js";
-import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
-import {
-  deleteApiToken,
-  revokeApiToken,
-  rotateApiToken,
-  updateApiToken,
-} from "../services/api-tokens/change.js";
-import { createApiToken } from "../services/api-tokens/create.js";
-import { createApiTokenStore } from "../services/api-tokens/token-store.js";
-import { UNKNOWN_TOKEN_BUDGET } from "../services/api-tokens/unknown-token-fold.js";
-import { createTokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
-import { createAccessLog } from "../services/playback-keys/access-log.js";
-import { checkPlaybackKey } from "../services/playback-keys/authorize-key.js";
-import { createPlaybackKeyStore } from "../services/playback-keys/key-store.js";
-import { deletePlaybackKey, revokePlaybackKey } from "../services/playback-keys/manage.js";
-import { createMigratedDatabase, POSTGRES_MISSING } from "../testing/private-postgres.js";
+import { sha256Hex } from "../../credentials/secrets.js";
+import { openStateDatabase } from "../../db/client.js";
+import { stateVersions } from "../../db/schema-pg/index.js";
 import {
   type AccountsRepository,
   accountsRepository,
   type CredentialOverride,
-} from "./accounts/repository.js";
+} from "../../storage/accounts/repository.js";
 import {
   type AccessEntry,
   type ApiTokenRow,
@@ -39,8 +22,25 @@ import {
   type PlaybackKeyRow,
   type PlaybackKeysRepository,
   playbackKeysRepository,
-} from "./credentials/repository.js";
-import { type Dialect, postgresDialect, sqliteDialect } from "./dialect.js";
+} from "../../storage/credentials/repository.js";
+import { type Dialect, postgresDialect, sqliteDialect } from "../../storage/dialect.js";
+import { createMigratedDatabase, POSTGRES_MISSING } from "../../testing/private-postgres.js";
+import { createAccountDirectory } from "../accounts/account-directory.js";
+import { authenticateApiToken } from "../api-tokens/authenticate.js";
+import {
+  deleteApiToken,
+  revokeApiToken,
+  rotateApiToken,
+  updateApiToken,
+} from "../api-tokens/change.js";
+import { createApiToken } from "../api-tokens/create.js";
+import { createApiTokenStore } from "../api-tokens/token-store.js";
+import { UNKNOWN_TOKEN_BUDGET } from "../api-tokens/unknown-token-fold.js";
+import { createTokenUsageRecorder } from "../api-tokens/usage-recorder.js";
+import { createAccessLog } from "../playback-keys/access-log.js";
+import { checkPlaybackKey } from "../playback-keys/authorize-key.js";
+import { createPlaybackKeyStore } from "../playback-keys/key-store.js";
+import { deletePlaybackKey, revokePlaybackKey } from "../playback-keys/manage.js";
 
 /**
  * The repositories of accounts, API tokens (+ audit) and playback keys (+ access log)
