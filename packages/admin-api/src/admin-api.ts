@@ -27,7 +27,6 @@ import { createApiTokenStore } from "./services/api-tokens/token-store.js";
 import { createTokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
 import { createChannelStore } from "./services/channels/channel-store.js";
 import { importConfigChannels } from "./services/channels/import-config.js";
-import { bindingOfChannel } from "./services/channels/stored-channel.js";
 import { createMissCatchUp } from "./services/credential-catch-up.js";
 import { createEgressStore } from "./services/egress/egress-store.js";
 import { createGuideService } from "./services/guide/guide-service.js";
@@ -35,6 +34,7 @@ import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
 import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
+import { bindingOfChannel } from "./storage/channels/stored-channel.js";
 import { createPgRateLimiter } from "./storage/login-windows/postgres.js";
 import { createRepositories } from "./storage/repositories.js";
 import { openStorage, type Storage } from "./storage/storage.js";
@@ -177,7 +177,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     passwords: options.passwords,
     limiter:
       storage.kind === "postgres"
-        ? createPgRateLimiter(storage.pg!, {
+        ? createPgRateLimiter(storage.pg, {
             perMinute: config.auth.login_rate_per_min,
             local: createRateLimiter(config.auth.login_rate_per_min),
             onError: (err) => log.warn({ err }, "login limiter: shared counter unavailable"),
@@ -227,7 +227,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     viewerSeats:
       storage.kind === "postgres"
         ? createPgViewerSeatStore(
-            storage.pg!,
+            storage.pg,
             options.instance ?? (() => `${hostname()}:${process.pid}`),
           )
         : undefined,

@@ -52,7 +52,7 @@ async function openPostgres(): Promise<OpenedStorage> {
   const url = await createDatabase();
   if (url === undefined) throw new Error(String(POSTGRES_MISSING));
   const [storage, second] = await Promise.all([openPostgresStorage(url), openPostgresStorage(url)]);
-  const db = storage.pg!;
+  const db = storage.pg;
   const versions = pgSchema.stateVersions;
   return {
     kind: "postgres",

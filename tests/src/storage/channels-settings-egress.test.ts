@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { StoredEgressDocument } from "@svc/admin-api/egress-document";
-import type { EgressRow } from "@svc/admin-api/storage/egress/repository";
-import type { SettingsRow } from "@svc/admin-api/storage/settings/repository";
+import type { EgressRow, SettingsRow } from "@svc/admin-api/storage/single-row-repository";
 import type { StoredChannel } from "@svc/admin-api/stored-channel";
 import { GatewayError } from "@svc/core/errors";
 import { describeEachStorage, type OpenedStorage, withStorage } from "../harness/each-storage.js";

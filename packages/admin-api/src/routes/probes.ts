@@ -6,10 +6,10 @@ import type { Hono } from "hono";
 import type { AdminContext } from "../admin-context.js";
 import type { AdminEnv } from "../env.js";
 import { admin } from "../http/route-access.js";
-import { bindingOfChannel } from "../services/channels/stored-channel.js";
 import { draftChannel, existingChannel } from "../services/channels/write.js";
 import { probeChannel } from "../services/probes/probe-channel.js";
 import { sourceProbeBody } from "../services/probes/source-probe-body.js";
+import { bindingOfChannel } from "../storage/channels/stored-channel.js";
 
 /**
  * Probes (spec "Sessions, probes, previews"; scope `refresh`). Both answer 200 with the probe

@@ -1,33 +1,31 @@
-import { postgresAccountsRepository } from "./accounts/postgres.js";
-import type { AccountsRepository } from "./accounts/repository.js";
-import { sqliteAccountsRepository } from "./accounts/sqlite.js";
-import { postgresApiTokensRepository } from "./api-tokens/postgres.js";
-import type { ApiTokensRepository } from "./api-tokens/repository.js";
-import { sqliteApiTokensRepository } from "./api-tokens/sqlite.js";
+import { type AccountsRepository, accountsRepository } from "./accounts/repository.js";
 import { channelLeasesFor } from "./channel-leases/for-storage.js";
 import type { ChannelLeaseRepository } from "./channel-leases/repository.js";
-import { postgresChannelRepository } from "./channels/postgres.js";
+import { channelRepository } from "./channels/channel-repository.js";
 import type { ChannelRepository } from "./channels/repository.js";
-import { sqliteChannelRepository } from "./channels/sqlite.js";
-import { postgresEgressRepository } from "./egress/postgres.js";
-import type { EgressRepository } from "./egress/repository.js";
-import { sqliteEgressRepository } from "./egress/sqlite.js";
-import { createPgGuideRepository } from "./guide/postgres.js";
+import {
+  type ApiTokensRepository,
+  apiTokensRepository,
+  type PlaybackKeysRepository,
+  playbackKeysRepository,
+} from "./credentials/repository.js";
+import { dialectOf } from "./dialect.js";
+import { createGuideRepository } from "./guide/guide-repository.js";
 import type { GuideRepository } from "./guide/repository.js";
-import { createSqliteGuideRepository } from "./guide/sqlite.js";
-import { postgresPlaybackKeysRepository } from "./playback-keys/postgres.js";
-import type { PlaybackKeysRepository } from "./playback-keys/repository.js";
-import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
-import { postgresSettingsRepository } from "./settings/postgres.js";
-import type { SettingsRepository } from "./settings/repository.js";
-import { sqliteSettingsRepository } from "./settings/sqlite.js";
+import {
+  type EgressRepository,
+  egressRepository,
+  type SettingsRepository,
+  settingsRepository,
+} from "./single-row-repository.js";
 import type { Storage, StorageKind } from "./storage.js";
 
 /**
  * One repository per stored resource: the only code that knows which database
- * runs. Each has a SQLite implementation (`<resource>/sqlite.ts`) and a
- * PostgreSQL one (`<resource>/postgres.ts`) behind the same async interface
- * (`<resource>/repository.ts`); services and routes see only the interface.
+ * runs. Each is written once over the dialect adapter (`dialect.ts`); the hot
+ * paths that play to one database's strengths (channel and usage-log bulk
+ * writes, the guide) are written per database behind the same interface.
+ * Services and routes see only the interfaces.
  */
 export interface Repositories {
   /** Which database the repositories write to. */
@@ -52,17 +50,16 @@ export interface Repositories {
 
 /** Builds the repositories over the open storage. */
 export function createRepositories(storage: Storage): Repositories {
-  const pg = storage.kind === "postgres" ? storage.pg! : undefined;
-  const sqlite = storage.kind === "sqlite" ? storage.sqlite! : undefined;
+  const d = dialectOf(storage);
   return {
-    kind: storage.kind,
-    accounts: pg ? postgresAccountsRepository(pg) : sqliteAccountsRepository(sqlite!),
-    apiTokens: pg ? postgresApiTokensRepository(pg) : sqliteApiTokensRepository(sqlite!),
-    playbackKeys: pg ? postgresPlaybackKeysRepository(pg) : sqlitePlaybackKeysRepository(sqlite!),
+    kind: d.kind,
+    accounts: accountsRepository(d),
+    apiTokens: apiTokensRepository(d),
+    playbackKeys: playbackKeysRepository(d),
     channelLeases: channelLeasesFor(storage),
-    channels: pg ? postgresChannelRepository(pg) : sqliteChannelRepository(sqlite!),
-    settings: pg ? postgresSettingsRepository(pg) : sqliteSettingsRepository(sqlite!),
-    egress: pg ? postgresEgressRepository(pg) : sqliteEgressRepository(sqlite!),
-    guide: pg ? createPgGuideRepository(pg) : createSqliteGuideRepository(sqlite!),
+    channels: channelRepository(d),
+    settings: settingsRepository(d),
+    egress: egressRepository(d),
+    guide: createGuideRepository(d),
   };
 }

@@ -12,33 +12,44 @@ import { openPostgresStorage } from "./postgres/open.js";
  */
 export type StorageKind = "sqlite" | "postgres";
 
-/**
- * The open state database, whichever kind it is. Services never touch it:
- * they get repositories (`storage/repositories.ts`) built from it, so the
- * same service code runs on both kinds.
- */
-export interface Storage {
-  readonly kind: StorageKind;
+interface OpenStorage {
   /** Where the state lives, for logs: the SQLite file, or the PostgreSQL URL without its password. */
   readonly location: string;
-  /** The SQLite handle; set only when `kind` is "sqlite". */
-  readonly sqlite: StateDb | undefined;
-  /** The PostgreSQL handle; set only when `kind` is "postgres". */
-  readonly pg: PgStateDb | undefined;
   /** Reloads of in-memory mirrors when another instance wrote (a no-op on SQLite). */
   readonly feed: ChangeFeed;
   /** Closes the database (checkpointing SQLite's WAL); idempotent. */
   close(): Promise<void>;
 }
 
+/** The embedded SQLite file of `data_dir`: one instance, one writer. */
+export interface SqliteStorage extends OpenStorage {
+  readonly kind: "sqlite";
+  readonly sqlite: StateDb;
+  readonly pg?: never;
+}
+
+/** The shared PostgreSQL database of a cluster. */
+export interface PostgresStorage extends OpenStorage {
+  readonly kind: "postgres";
+  readonly pg: PgStateDb;
+  readonly sqlite?: never;
+}
+
+/**
+ * The open state database, whichever kind it is: `kind` says which handle it
+ * holds. Services never touch it: they get repositories
+ * (`storage/repositories.ts`) built from it, so the same service code runs on
+ * both kinds.
+ */
+export type Storage = SqliteStorage | PostgresStorage;
+
 /** Opens the embedded SQLite state database of `data_dir`, migrations applied. */
-export function sqliteStorage(dataDir: string): Storage {
+export function sqliteStorage(dataDir: string): SqliteStorage {
   const state: StateDatabase = openStateDatabase(dataDir);
   return {
     kind: "sqlite",
     location: state.file,
     sqlite: state.db,
-    pg: undefined,
     feed: NO_CHANGE_FEED,
     async close() {
       state.close();

@@ -1,5 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { StoredEgressDocument } from "../../services/egress/egress-document.js";
+import type { StoredEgressDocument } from "./egress-document.js";
 
 /**
  * The egress configuration (spec "Egress configuration"): a single row with id 1 holding the

@@ -1,20 +1,19 @@
 import { GatewayError } from "@svc/core/errors";
+import { API_TOKEN_PREFIX_LENGTH, newApiTokenPlaintext } from "../../credentials/secrets.js";
 import {
-  API_TOKEN_PREFIX_LENGTH,
-  newApiTokenPlaintext,
-  sha256Hex,
-} from "../../credentials/secrets.js";
-import { checkRevision } from "../../http/if-match.js";
+  type CredentialKind,
+  credentialToChange,
+  deleteCredential,
+  revokeCredential,
+  storedSecret,
+} from "../credentials/credential-actions.js";
 import { issuedTokenResponse } from "./create.js";
 import { type ApiTokenRecord, renderApiToken } from "./token-record.js";
 import type { TokenScope } from "./token-scopes.js";
 import type { ApiTokenStore } from "./token-store.js";
 
-function existing(store: ApiTokenStore, id: string): ApiTokenRecord {
-  const t = store.get(id);
-  if (t === undefined) throw new GatewayError("not_found", "no such API token");
-  return t;
-}
+/** Every change of an API token requires `If-Match`. */
+const API_TOKEN: CredentialKind = { what: "API token", ifMatchRequired: true };
 
 export interface ApiTokenUpdate {
   readonly name?: string | undefined;
@@ -32,8 +31,7 @@ export async function updateApiToken(
   ifMatch: string | undefined,
   patch: ApiTokenUpdate,
 ) {
-  const t = existing(store, id);
-  checkRevision(ifMatch, t.revision, { required: true });
+  const t = credentialToChange(store, API_TOKEN, id, ifMatch);
   if (patch.enabled === true && t.revokedAt !== null) {
     throw new GatewayError("conflict", "a revoked token cannot be enabled again");
   }
@@ -67,14 +65,12 @@ export async function rotateApiToken(
   id: string,
   ifMatch: string | undefined,
 ) {
-  const t = existing(store, id);
-  checkRevision(ifMatch, t.revision, { required: true });
+  const t = credentialToChange(store, API_TOKEN, id, ifMatch);
   if (t.revokedAt !== null) throw new GatewayError("conflict", "a revoked token cannot be rotated");
   const plaintext = newApiTokenPlaintext();
   const next: ApiTokenRecord = {
     ...t,
-    tokenPrefix: plaintext.slice(0, API_TOKEN_PREFIX_LENGTH),
-    digest: sha256Hex(plaintext),
+    ...storedSecret(plaintext, API_TOKEN_PREFIX_LENGTH),
     revision: t.revision + 1,
     updatedAt: Date.now(),
   };
@@ -83,28 +79,9 @@ export async function rotateApiToken(
 }
 
 /** `POST …/revoke`: permanent. */
-export async function revokeApiToken(
-  store: ApiTokenStore,
-  id: string,
-  ifMatch: string | undefined,
-) {
-  const t = existing(store, id);
-  checkRevision(ifMatch, t.revision, { required: true });
-  const now = Date.now();
-  await store.replace(
-    { ...t, revokedAt: t.revokedAt ?? now, revision: t.revision + 1, updatedAt: now },
-    t.revision,
-  );
-  return { ok: true as const };
-}
+export const revokeApiToken = (store: ApiTokenStore, id: string, ifMatch: string | undefined) =>
+  revokeCredential(store, API_TOKEN, id, ifMatch, (now) => ({ updatedAt: now }));
 
 /** `DELETE`: the token stops working; audit records keep its id and prefix. */
-export async function deleteApiToken(
-  store: ApiTokenStore,
-  id: string,
-  ifMatch: string | undefined,
-): Promise<void> {
-  const t = existing(store, id);
-  checkRevision(ifMatch, t.revision, { required: true });
-  await store.remove(id, t.revision);
-}
+export const deleteApiToken = (store: ApiTokenStore, id: string, ifMatch: string | undefined) =>
+  deleteCredential(store, API_TOKEN, id, ifMatch);

@@ -2,8 +2,8 @@ import {
   API_TOKEN_PREFIX_LENGTH,
   newApiTokenPlaintext,
   opaqueId,
-  sha256Hex,
 } from "../../credentials/secrets.js";
+import { storedSecret } from "../credentials/credential-actions.js";
 import type { ApiTokenRecord } from "./token-record.js";
 import { renderApiToken, SHOWN_ONCE_WARNING } from "./token-record.js";
 import type { TokenScope } from "./token-scopes.js";
@@ -30,8 +30,7 @@ export async function createApiToken(store: ApiTokenStore, createdBy: string, in
     id: opaqueId("at"),
     name: input.name,
     note: input.note,
-    tokenPrefix: plaintext.slice(0, API_TOKEN_PREFIX_LENGTH),
-    digest: sha256Hex(plaintext),
+    ...storedSecret(plaintext, API_TOKEN_PREFIX_LENGTH),
     scopes: [...new Set(input.scopes)],
     enabled: true,
     createdBy,

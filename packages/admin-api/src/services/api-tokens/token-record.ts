@@ -1,5 +1,5 @@
 import { isoSeconds } from "@svc/core/auth";
-import type { ApiTokenRow } from "../../storage/api-tokens/repository.js";
+import type { ApiTokenRow } from "../../storage/credentials/repository.js";
 
 /** An API token row as stored (digest, never plaintext). */
 export type ApiTokenRecord = ApiTokenRow;

@@ -1,5 +1,5 @@
-import type { ApiTokensRepository } from "../../storage/api-tokens/repository.js";
-import { type CredentialMirror, createCredentialMirror } from "../credential-mirror.js";
+import type { ApiTokensRepository } from "../../storage/credentials/repository.js";
+import { type CredentialMirror, createCredentialMirror } from "../credentials/credential-mirror.js";
 import type { ApiTokenRecord } from "./token-record.js";
 
 /**

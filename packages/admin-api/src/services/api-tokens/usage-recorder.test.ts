@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { count } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { apiTokenAudit } from "../../db/schema/index.js";
-import { sqliteApiTokensRepository } from "../../storage/api-tokens/sqlite.js";
+import { apiTokensRepository } from "../../storage/credentials/repository.js";
+import { sqliteDialect } from "../../storage/dialect.js";
 import { createApiTokenStore } from "./token-store.js";
 import { UNKNOWN_TOKEN_BUDGET } from "./unknown-token-fold.js";
 import {
@@ -55,7 +56,7 @@ async function withRecorder(
 ) {
   const dir = mkdtempSync(join(tmpdir(), "svc-audit-"));
   const state = openStateDatabase(dir);
-  const repo = sqliteApiTokensRepository(state.db);
+  const repo = apiTokensRepository(sqliteDialect(state.db));
   const recorder = createTokenUsageRecorder(repo, await createApiTokenStore(repo), () => {});
   try {
     await run(recorder, async () => {

@@ -4,8 +4,8 @@ import type {
   ApiTokensRepository,
   AuditEntry,
   AuditRow,
-} from "../../storage/api-tokens/repository.js";
-import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
+} from "../../storage/credentials/repository.js";
+import { createUsageQueue } from "../credentials/usage-queue.js";
 import type { ApiTokenStore } from "./token-store.js";
 import {
   createUnknownTokenFold,
@@ -13,7 +13,7 @@ import {
   UNKNOWN_TOKEN_BUDGET,
 } from "./unknown-token-fold.js";
 
-export type { AuditEntry } from "../../storage/api-tokens/repository.js";
+export type { AuditEntry } from "../../storage/credentials/repository.js";
 
 /** Spec "Limits": the token audit listing shows the 100 most recent records. */
 export const AUDIT_LISTING_LIMIT = 100;
@@ -95,19 +95,11 @@ export function createTokenUsageRecorder(
   store: ApiTokenStore,
   onError: (err: unknown, dropped: number) => void,
 ): TokenUsageRecorder {
-  const queue = createWriteBehindQueue<AuditEntry>({
+  // An allowed use moves the token's `last_used_at`; a denial does not.
+  const queue = createUsageQueue(repo, store, {
     maxItems: 1000,
-    flushIntervalMs: 200,
+    counts: (e) => e.decision === "allow",
     onError,
-    async write(batch) {
-      const lastUsed = new Map<string, number>();
-      for (const e of batch) {
-        if (e.decision === "allow")
-          lastUsed.set(e.tokenId, Math.max(lastUsed.get(e.tokenId) ?? 0, e.createdAt));
-      }
-      await repo.appendAudit(batch, lastUsed);
-      for (const [id, at] of lastUsed) store.noteUsed(id, at);
-    },
   });
   const fold = createUnknownTokenFold(UNKNOWN_TOKEN_BUDGET, (f) =>
     queue.push(foldedRecord(f, Date.now())),
@@ -137,11 +129,8 @@ export function createTokenUsageRecorder(
         .slice(0, AUDIT_LISTING_LIMIT)
         .map(renderAudit);
     },
-    async purge(days, now = Date.now()) {
-      await queue.flush();
-      return repo.purgeAudit(now - days * 86_400_000);
-    },
-    flush: async () => void (await queue.flush()),
+    purge: queue.purge,
+    flush: queue.flush,
     async close() {
       clearInterval(windowTimer);
       endWindow();

@@ -1,6 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
+import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import type { ChannelStore } from "./channel-store.js";
-import type { StoredChannel } from "./stored-channel.js";
 
 /** `POST …/enable-all` and `…/disable-all`: `{ok, changed, channel_ids}` of the channels that moved. */
 export async function setAllDisabled(store: ChannelStore, disabled: boolean) {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { isoSeconds } from "@svc/core/auth";
 import { isSensitiveHeader } from "@svc/core/egress";
+import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import { channelListJson } from "./channel-list-json.js";
 import { renderAdminChannel, renderListedChannel } from "./channel-view.js";
-import type { StoredChannel } from "./stored-channel.js";
 
 /** Channel `i`: every field set, with the values that escape (quotes, line breaks, non-ASCII). */
 function channel(i: number): StoredChannel {

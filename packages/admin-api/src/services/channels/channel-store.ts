@@ -2,9 +2,9 @@ import { type ChannelCatalog, compareChannels, type Upstream } from "@svc/core/c
 import { GatewayError } from "@svc/core/errors";
 import { runInSlices } from "@svc/core/time-slices";
 import { type ChannelRepository, staleChannels } from "../../storage/channels/repository.js";
-import { createSerialLock } from "../serial-lock.js";
+import type { StoredChannel } from "../../storage/channels/stored-channel.js";
+import { createSerialLock } from "../../storage/serial-lock.js";
 import { sortedInSteps } from "./sorted-in-steps.js";
-import type { StoredChannel } from "./stored-channel.js";
 
 /**
  * The full build's catalog: channels in the state database, mirrored in memory

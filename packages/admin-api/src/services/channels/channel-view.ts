@@ -1,7 +1,7 @@
 import { isoSeconds } from "@svc/core/auth";
 import type { Channel } from "@svc/core/catalog";
 import { isSensitiveHeader } from "@svc/core/egress";
-import type { StoredChannel } from "./stored-channel.js";
+import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 
 /** Spec "Channel": admin responses blank the values of sensitive headers. */
 export function blankSensitiveHeaders(

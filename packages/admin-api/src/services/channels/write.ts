@@ -2,12 +2,12 @@ import { resolveChannelSource } from "@svc/core/catalog";
 import { checkChannelSource } from "@svc/core/config";
 import { carrySecrets, DIRECT, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import { checkRevision } from "../../http/if-match.js";
+import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import type { StoredProfile } from "../egress/egress-document.js";
 import type { EgressStore } from "../egress/egress-store.js";
 import { assertValidDocument, profileFrom } from "../egress/write.js";
+import { checkRevision } from "../if-match.js";
 import type { ChannelStore } from "./channel-store.js";
-import type { StoredChannel } from "./stored-channel.js";
 import type { ChannelWrite } from "./write-body.js";
 
 /** What a channel write needs beyond the channel store: the egress document. */

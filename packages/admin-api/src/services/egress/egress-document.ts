@@ -1,37 +1,13 @@
-import {
-  checkProxyUrl,
-  DIRECT,
-  type ProxyScheme,
-  type RoutingDocument,
-  type RuleKind,
-} from "@svc/core/egress";
+import { checkProxyUrl, DIRECT, type ProxyScheme, type RoutingDocument } from "@svc/core/egress";
 
-export type PlaylistPolicy = "rewrite" | "passthrough" | "auto";
+import type {
+  PlaylistPolicy,
+  StoredEgressDocument,
+  StoredProfile,
+  StoredRule,
+} from "../../db/schema/egress-document.js";
 
-/** A proxy profile as stored: its URL keeps the credentials, which responses never show. */
-export interface StoredProfile {
-  readonly id: string;
-  readonly name: string;
-  readonly url: string;
-  readonly disabled: boolean;
-  readonly revision: number;
-}
-
-export interface StoredRule {
-  readonly id: string;
-  readonly kind: RuleKind;
-  readonly pattern: string;
-  readonly proxy: string;
-}
-
-/** The stored egress document (spec "Egress configuration") without `source` and `revision`. */
-export interface StoredEgressDocument {
-  readonly default: string;
-  readonly playlist_policy: PlaylistPolicy;
-  readonly docker_proxy_host: string;
-  readonly proxies: readonly StoredProfile[];
-  readonly rules: readonly StoredRule[];
-}
+export type { PlaylistPolicy, StoredEgressDocument, StoredProfile, StoredRule };
 
 export const EMPTY_DOCUMENT: StoredEgressDocument = {
   default: DIRECT,

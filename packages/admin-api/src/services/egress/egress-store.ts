@@ -1,7 +1,7 @@
 import type { GatewayConfig } from "@svc/core/config";
 import { type EgressRoutes, routingFromConfig } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import type { EgressRepository, EgressRow } from "../../storage/egress/repository.js";
+import type { EgressRepository, EgressRow } from "../../storage/single-row-repository.js";
 import { routingOf, type StoredEgressDocument } from "./egress-document.js";
 
 export type EgressSource = "config" | "api";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { checkProxyUrl, isDockerRewritable, routingProblems } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
-import { checkRevision } from "../../http/if-match.js";
+import { checkRevision } from "../if-match.js";
 import {
   mergeCredential,
   routingOf,

@@ -1,6 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
-import { parseIfMatch } from "../../http/if-match.js";
 import type { GuideRepository, GuideSourceRow } from "../../storage/guide/repository.js";
+import { parseIfMatch } from "../if-match.js";
 import { GUIDE_PRESETS, type GuidePreset, PRESET_BY_ID } from "./presets.js";
 import type { SourceCreateBody, SourceUpdateBody } from "./source-body.js";
 

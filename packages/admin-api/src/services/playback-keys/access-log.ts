@@ -3,11 +3,11 @@ import type {
   AccessEntry,
   AccessRow,
   PlaybackKeysRepository,
-} from "../../storage/playback-keys/repository.js";
-import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
+} from "../../storage/credentials/repository.js";
+import { createUsageQueue } from "../credentials/usage-queue.js";
 import type { PlaybackKeyStore } from "./key-store.js";
 
-export type { AccessEntry } from "../../storage/playback-keys/repository.js";
+export type { AccessEntry } from "../../storage/credentials/repository.js";
 
 function renderAccess(a: AccessRow) {
   return {
@@ -51,16 +51,10 @@ export function createAccessLog(
   keys: PlaybackKeyStore,
   options: { enabled: boolean; onError: (err: unknown, dropped: number) => void },
 ): AccessLog {
-  const queue = createWriteBehindQueue<AccessEntry>({
+  const queue = createUsageQueue(repo, keys, {
     maxItems: 2000,
-    flushIntervalMs: 200,
+    counts: () => true,
     onError: options.onError,
-    async write(batch) {
-      const used = new Map<string, number>();
-      for (const e of batch) used.set(e.tokenId, Math.max(used.get(e.tokenId) ?? 0, e.createdAt));
-      await repo.appendAccess(batch, used);
-      for (const [id, at] of used) keys.noteUsed(id, at);
-    },
   });
   return {
     enabled: options.enabled,
@@ -75,11 +69,8 @@ export function createAccessLog(
       await queue.flush();
       return repo.clearAccessLog();
     },
-    async purge(days, now = Date.now()) {
-      await queue.flush();
-      return repo.purgeAccessLog(now - days * 86_400_000);
-    },
-    flush: async () => void (await queue.flush()),
-    close: () => queue.close(),
+    purge: queue.purge,
+    flush: queue.flush,
+    close: queue.close,
   };
 }

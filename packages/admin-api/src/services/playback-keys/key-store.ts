@@ -2,8 +2,8 @@ import { isoSeconds } from "@svc/core/auth";
 import type {
   PlaybackKeyRow,
   PlaybackKeysRepository,
-} from "../../storage/playback-keys/repository.js";
-import { type CredentialMirror, createCredentialMirror } from "../credential-mirror.js";
+} from "../../storage/credentials/repository.js";
+import { type CredentialMirror, createCredentialMirror } from "../credentials/credential-mirror.js";
 
 export type PlaybackKeyRecord = PlaybackKeyRow;
 

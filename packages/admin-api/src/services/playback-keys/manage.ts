@@ -3,11 +3,15 @@ import {
   newPlaybackKeyPlaintext,
   opaqueId,
   PLAYBACK_KEY_PREFIX_LENGTH,
-  sha256Hex,
 } from "../../credentials/secrets.js";
-import { checkRevision } from "../../http/if-match.js";
 import { SHOWN_ONCE_WARNING } from "../api-tokens/token-record.js";
 import type { ChannelStore } from "../channels/channel-store.js";
+import {
+  type CredentialKind,
+  deleteCredential,
+  revokeCredential,
+  storedSecret,
+} from "../credentials/credential-actions.js";
 import { type PlaybackKeyRecord, type PlaybackKeyStore, renderPlaybackKey } from "./key-store.js";
 
 export interface NewPlaybackKey {
@@ -41,8 +45,7 @@ export async function createPlaybackKey(
     id: opaqueId("pk"),
     name: input.name,
     note: input.note,
-    tokenPrefix: plaintext.slice(0, PLAYBACK_KEY_PREFIX_LENGTH),
-    digest: sha256Hex(plaintext),
+    ...storedSecret(plaintext, PLAYBACK_KEY_PREFIX_LENGTH),
     channelIds: [...new Set(input.channelIds)],
     enabled: true,
     createdAt: now,
@@ -66,34 +69,21 @@ export async function createPlaybackKey(
   };
 }
 
-function existing(keys: PlaybackKeyStore, id: string): PlaybackKeyRecord {
-  const k = keys.get(id);
-  if (k === undefined) throw new GatewayError("not_found", "no such playback key");
-  return k;
-}
+/** A playback key's `If-Match` is checked when it is sent, not required. */
+const PLAYBACK_KEY: CredentialKind = { what: "playback key", ifMatchRequired: false };
 
-/** `POST …/revoke`: `If-Match` validated when supplied; use returns 401 afterwards. */
-export async function revokePlaybackKey(
+/** `POST …/revoke`: use returns 401 afterwards. */
+export const revokePlaybackKey = (
   keys: PlaybackKeyStore,
   id: string,
   ifMatch: string | undefined,
-) {
-  const k = existing(keys, id);
-  checkRevision(ifMatch, k.revision, { required: false });
-  await keys.replace(
-    { ...k, revokedAt: k.revokedAt ?? Date.now(), revision: k.revision + 1 },
-    k.revision,
-  );
-  return { ok: true as const };
-}
+) => revokeCredential(keys, PLAYBACK_KEY, id, ifMatch);
 
 export async function deletePlaybackKey(
   keys: PlaybackKeyStore,
   id: string,
   ifMatch: string | undefined,
 ) {
-  const k = existing(keys, id);
-  checkRevision(ifMatch, k.revision, { required: false });
-  await keys.remove(id, k.revision);
+  await deleteCredential(keys, PLAYBACK_KEY, id, ifMatch);
   return { ok: true as const };
 }

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { sha256Hex } from "../../credentials/secrets.js";
 import { openStateDatabase, type StateDatabase } from "../../db/client.js";
-import { sqlitePlaybackKeysRepository } from "../../storage/playback-keys/sqlite.js";
+import { playbackKeysRepository } from "../../storage/credentials/repository.js";
+import { sqliteDialect } from "../../storage/dialect.js";
 import { createAccessLog } from "./access-log.js";
 import { assertKeyCoversChannel, checkPlaybackKey } from "./authorize-key.js";
 import { createPlaybackKeyStore, type PlaybackKeyRecord } from "./key-store.js";
@@ -40,7 +41,7 @@ describe("playback keys on a real state database", () => {
     ...over,
   });
 
-  const repo = () => sqlitePlaybackKeysRepository(state.db);
+  const repo = () => playbackKeysRepository(sqliteDialect(state.db));
 
   it("accepts an active key and refuses disabled, revoked and expired ones", async () => {
     const keys = await createPlaybackKeyStore(repo());

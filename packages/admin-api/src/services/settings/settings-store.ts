@@ -1,8 +1,8 @@
 import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
-import type { SettingsRepository, SettingsRow } from "../../storage/settings/repository.js";
+import type { SettingsRepository, SettingsRow } from "../../storage/single-row-repository.js";
 
-export type { SettingsRow } from "../../storage/settings/repository.js";
+export type { SettingsRow } from "../../storage/single-row-repository.js";
 
 /** Spec "Settings": retention default 30 days. */
 export const DEFAULT_RETENTION_DAYS = 30;

@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { openStateDatabase } from "../../db/client.js";
-import { sqliteSettingsRepository } from "../../storage/settings/sqlite.js";
+import { sqliteDialect } from "../../storage/dialect.js";
+import { settingsRepository } from "../../storage/single-row-repository.js";
 import { createSettingsStore } from "./settings-store.js";
 import { parseRetentionDays, updateSettings } from "./update.js";
 
@@ -38,7 +39,7 @@ describe("settings update", () => {
     );
     const state = openStateDatabase(dir);
     try {
-      const repository = sqliteSettingsRepository(state.db);
+      const repository = settingsRepository(sqliteDialect(state.db));
       const store = await createSettingsStore(repository, config);
       assert.equal(store.current().publicBaseUrl, "https://seed.example");
       assert.equal(store.current().accessLogRetentionDays, 30);

@@ -1,5 +1,5 @@
 import { GatewayError } from "@svc/core/errors";
-import { checkRevision } from "../../http/if-match.js";
+import { checkRevision } from "../if-match.js";
 import type { SettingsStore } from "./settings-store.js";
 
 export interface SettingsWrite {

@@ -1,3 +1,6 @@
+import { and, eq } from "drizzle-orm";
+import type { Dialect } from "../dialect.js";
+
 /**
  * A stored credential change (spec "Configured user"), keyed by the username
  * in the config file and applied over that entry; the config file is never
@@ -27,4 +30,48 @@ export interface AccountsRepository {
    * so two instances changing one account cannot both win.
    */
   saveOverride(row: CredentialOverride, expectedRevision: number): Promise<OverrideWrite>;
+}
+
+/**
+ * Credential overrides, one compare-and-set statement per write: an update from the
+ * expected `auth_revision`, or the first insert when it is 0 (of two first changes at once,
+ * the loser inserts nothing). Another override holding the username is the unique
+ * constraint's refusal. On PostgreSQL the `accounts` version moves in the same
+ * transaction, so every instance reloads its directory and refuses sessions of the old
+ * credential (operator contract "Cluster mode": within 1 s).
+ */
+export function accountsRepository(d: Dialect): AccountsRepository {
+  const t = d.tables.credentialOverrides;
+  return {
+    overrides: () => d.db.select().from(t),
+    async saveOverride(row, expectedRevision) {
+      try {
+        const saved = await d.write(
+          "accounts",
+          (tx) =>
+            expectedRevision === 0
+              ? tx
+                  .insert(t)
+                  .values(row)
+                  .onConflictDoNothing({ target: t.configUsername })
+                  .returning({ name: t.configUsername })
+              : tx
+                  .update(t)
+                  .set(row)
+                  .where(
+                    and(
+                      eq(t.configUsername, row.configUsername),
+                      eq(t.authRevision, expectedRevision),
+                    ),
+                  )
+                  .returning({ name: t.configUsername }),
+          (rows) => rows.length > 0,
+        );
+        return saved.length > 0 ? "saved" : "conflict";
+      } catch (err) {
+        if (d.isUniqueViolation(err)) return "username_taken";
+        throw err;
+      }
+    },
+  };
 }

@@ -5,7 +5,5 @@ import { singleInstanceLeases } from "./sqlite.js";
 
 /** The packaging leases: PostgreSQL's table in cluster mode, the always-owning single instance on SQLite. */
 export function channelLeasesFor(storage: Storage): ChannelLeaseRepository {
-  return storage.kind === "postgres"
-    ? pgChannelLeases(storage.pg!.$client)
-    : singleInstanceLeases();
+  return storage.kind === "postgres" ? pgChannelLeases(storage.pg.$client) : singleInstanceLeases();
 }

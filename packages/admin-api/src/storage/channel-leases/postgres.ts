@@ -76,7 +76,7 @@ const view = (r: LeaseRow): LeaseView => {
  * nothing mirrors them; each instance asks when it needs to know.
  *
  * @example
- * const leases = pgChannelLeases(storage.pg!.$client);
+ * const leases = pgChannelLeases(storage.pg.$client);
  * await leases.acquire("news", { id: instanceId, url: "http://10.0.0.5:8080" }, 10_000);
  */
 export function pgChannelLeases(pool: Pick<Pool, "query">): ChannelLeaseRepository {

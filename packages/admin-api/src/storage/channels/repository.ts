@@ -1,5 +1,5 @@
 import { GatewayError } from "@svc/core/errors";
-import type { StoredChannel } from "../../services/channels/stored-channel.js";
+import type { StoredChannel } from "./stored-channel.js";
 
 /** Rows per multi-row write: 26 columns x 200 rows stays far below SQLite's variable limit. */
 export const CHANNEL_WRITE_BATCH = 200;

@@ -1,49 +1,17 @@
+import type { guideChannels, guideSourceStatus, guideSources } from "../../db/schema/index.js";
+
 /**
  * A stored `guide_sources` row (db/schema/guide-sources.ts): every field of a
  * custom source, or only the fields an operator changed on a built-in preset
  * (null = the preset's value).
  */
-export interface GuideSourceRow {
-  readonly id: string;
-  readonly preset: boolean;
-  readonly name: string | null;
-  readonly url: string | null;
-  readonly timezone: string | null;
-  readonly proxy: string | null;
-  readonly enabled: boolean | null;
-  readonly hidden: boolean;
-  readonly position: number;
-  readonly revision: number;
-  /** Epoch ms. */
-  readonly updatedAt: number;
-}
+export type GuideSourceRow = Readonly<typeof guideSources.$inferSelect>;
 
-/** Refresh state of one source as stored (spec "Guide source", status entry). */
-export interface SourceStatusRow {
-  readonly sourceId: string;
-  /** Epoch ms; set when a refresh claims the source, null before the first attempt. */
-  readonly lastAttempt: number | null;
-  readonly lastSuccess: number | null;
-  readonly stale: boolean;
-  readonly error: string | null;
-  readonly channelCount: number;
-  readonly programmeCount: number;
-  /** Programme generation readers use; null while no document was ever read. */
-  readonly generation: number | null;
-  readonly etag: string | null;
-  readonly lastModified: string | null;
-  readonly metadata: Record<string, unknown>;
-}
+/** Refresh state of one source as stored (spec "Guide source", status entry; db/schema/guide-source-status.ts). */
+export type SourceStatusRow = Readonly<typeof guideSourceStatus.$inferSelect>;
 
-/** A guide channel with its source, for matching and logos. */
-export interface StoredGuideChannel {
-  readonly sourceId: string;
-  readonly xmltvId: string;
-  readonly displayNames: readonly string[];
-  readonly icon: string;
-  /** False once the channel left its source's document (its matches stay, marked stale). */
-  readonly present: boolean;
-}
+/** A guide channel with its source, for matching and logos (db/schema/guide-channels.ts). */
+export type StoredGuideChannel = Readonly<typeof guideChannels.$inferSelect>;
 
 /** One stored programme of a guide channel. */
 export interface ProgrammeRow {
@@ -172,3 +140,9 @@ export interface GuideRepository {
   /** Stops background purges; before the database closes. */
   close(): void;
 }
+
+/** The programme rows' part of the repository: written per database (see `guide-repository.ts`). */
+export type GuideProgrammes = Pick<
+  GuideRepository,
+  "openProgrammeWriter" | "purge" | "dropGeneration" | "programmes" | "close"
+>;

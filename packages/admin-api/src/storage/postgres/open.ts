@@ -4,7 +4,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { PgStateDb } from "../../db/pg-client.js";
 import * as pgSchema from "../../db/schema-pg/index.js";
-import type { Storage } from "../storage.js";
+import type { PostgresStorage } from "../storage.js";
 import { createPgChangeFeed } from "./change-feed.js";
 import { createChangeListener } from "./change-listener.js";
 import { describeDbError, withoutSecrets } from "./error-text.js";
@@ -28,7 +28,7 @@ export interface PostgresStorageOptions {
  * this instance's mirrors in step with the others. Rejects with a one-line
  * error (server unreachable, login refused, migrations failed) that names the
  * server without its password; the password never reaches a log line, an
- * error or {@link Storage.location}.
+ * error or {@link PostgresStorage.location}.
  *
  * @example
  * const storage = await openPostgresStorage(config.server.database_url, log);
@@ -38,7 +38,7 @@ export async function openPostgresStorage(
   url: string,
   log?: Logger,
   options: PostgresStorageOptions = {},
-): Promise<Storage> {
+): Promise<PostgresStorage> {
   const location = redactDatabaseUrl(url);
   const fail = (what: string, err: unknown) =>
     new Error(`${what} PostgreSQL at ${location}: ${withoutSecrets(describeDbError(err), url)}`);
@@ -105,7 +105,6 @@ export async function openPostgresStorage(
   return {
     kind: "postgres",
     location,
-    sqlite: undefined,
     pg: db,
     feed,
     close() {

@@ -7,14 +7,14 @@ import { asc } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { playbackAccessLog } from "../../db/schema/index.js";
 import type { AccessEntry } from "./repository.js";
-import { createAccessLogWriter } from "./sqlite-access-log-writer.js";
+import { createLogWriter } from "./sqlite-log-writer.js";
 
 describe("access log writer", () => {
   it("writes full chunks and the remainder, every field in its column, in order", () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-writer-"));
     const state = openStateDatabase(dir);
     try {
-      const write = createAccessLogWriter(state.db);
+      const write = createLogWriter<AccessEntry>(state.db, playbackAccessLog);
       const rows: AccessEntry[] = Array.from({ length: 257 }, (_, i) => ({
         tokenId: `pk_${i % 3}`,
         tokenPrefix: `v1prefix${String(i % 10).padStart(2, "0")}`,

@@ -1,15 +1,13 @@
 import { GatewayError } from "@svc/core/errors";
+import type { CredentialRepository } from "../../storage/credentials/repository.js";
+import { createSerialLock } from "../../storage/serial-lock.js";
 import { DigestIndex, type DigestIndexed } from "./digest-index.js";
-import { createSerialLock } from "./serial-lock.js";
 
 /** What a credential table's repository offers the mirror (API tokens, playback keys). */
-export interface CredentialRepository<R> {
-  list(): Promise<R[]>;
-  insert(row: R): Promise<void>;
-  update(row: R, expectedRevision: number): Promise<boolean>;
-  remove(id: string, expectedRevision: number): Promise<boolean>;
-  lastUsed(): Promise<Map<string, number>>;
-}
+type MirroredRepository<R> = Pick<
+  CredentialRepository<R, never>,
+  "list" | "insert" | "update" | "remove" | "lastUsed"
+>;
 
 /**
  * A credential table mirrored in memory: reads (`byDigest` on every request)
@@ -41,7 +39,7 @@ type Mirrored = DigestIndexed & { readonly revision: number };
 
 /** Loads the table and returns its mirror; `what` names the resource in 404 messages. */
 export async function createCredentialMirror<R extends Mirrored>(
-  repo: CredentialRepository<R>,
+  repo: MirroredRepository<R>,
   what: string,
 ): Promise<CredentialMirror<R>> {
   let index = new DigestIndex<R>(await repo.list());

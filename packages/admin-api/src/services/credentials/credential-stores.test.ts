@@ -7,40 +7,44 @@ import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { createMigratedDatabase, POSTGRES_MISSING } from "@svc/test-kits/private-postgres";
 import { drizzle } from "drizzle-orm/node-postgres";
-import { sha256Hex } from "../credentials/secrets.js";
-import { openStateDatabase } from "../db/client.js";
-import type { PgStateDb } from "../db/pg-client.js";
-import * as pgSchema from "../db/schema-pg/index.js";
-import { createAccountDirectory } from "../services/accounts/account-directory.js";
-import { authenticateApiToken } from "../services/api-tokens/authenticate.js";
+import { sha256Hex } from "../../credentials/secrets.js";
+import { openStateDatabase } from "../../db/client.js";
+import type { PgStateDb } from "../../db/pg-client.js";
+import * as pgSchema from "../../db/schema-pg/index.js";
+import { stateVersions } from "../../db/schema-pg/index.js";
+import {
+  type AccountsRepository,
+  accountsRepository,
+  type CredentialOverride,
+} from "../../storage/accounts/repository.js";
+import {
+  type AccessEntry,
+  type ApiTokenRow,
+  type ApiTokensRepository,
+  type AuditEntry,
+  apiTokensRepository,
+  type PlaybackKeyRow,
+  type PlaybackKeysRepository,
+  playbackKeysRepository,
+} from "../../storage/credentials/repository.js";
+import { type Dialect, postgresDialect, sqliteDialect } from "../../storage/dialect.js";
+import { migrateUnderLock } from "../../storage/postgres/migrate.js";
+import { createAccountDirectory } from "../accounts/account-directory.js";
+import { authenticateApiToken } from "../api-tokens/authenticate.js";
 import {
   deleteApiToken,
   revokeApiToken,
   rotateApiToken,
   updateApiToken,
-} from "../services/api-tokens/change.js";
-import { createApiToken } from "../services/api-tokens/create.js";
-import { createApiTokenStore } from "../services/api-tokens/token-store.js";
-import { UNKNOWN_TOKEN_BUDGET } from "../services/api-tokens/unknown-token-fold.js";
-import { createTokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
-import { createAccessLog } from "../services/playback-keys/access-log.js";
-import { checkPlaybackKey } from "../services/playback-keys/authorize-key.js";
-import { createPlaybackKeyStore } from "../services/playback-keys/key-store.js";
-import { deletePlaybackKey, revokePlaybackKey } from "../services/playback-keys/manage.js";
-import { postgresAccountsRepository } from "./accounts/postgres.js";
-import type { AccountsRepository, CredentialOverride } from "./accounts/repository.js";
-import { sqliteAccountsRepository } from "./accounts/sqlite.js";
-import { postgresApiTokensRepository } from "./api-tokens/postgres.js";
-import type { ApiTokenRow, ApiTokensRepository, AuditEntry } from "./api-tokens/repository.js";
-import { sqliteApiTokensRepository } from "./api-tokens/sqlite.js";
-import { postgresPlaybackKeysRepository } from "./playback-keys/postgres.js";
-import type {
-  AccessEntry,
-  PlaybackKeyRow,
-  PlaybackKeysRepository,
-} from "./playback-keys/repository.js";
-import { sqlitePlaybackKeysRepository } from "./playback-keys/sqlite.js";
-import { migrateUnderLock } from "./postgres/migrate.js";
+} from "../api-tokens/change.js";
+import { createApiToken } from "../api-tokens/create.js";
+import { createApiTokenStore } from "../api-tokens/token-store.js";
+import { UNKNOWN_TOKEN_BUDGET } from "../api-tokens/unknown-token-fold.js";
+import { createTokenUsageRecorder } from "../api-tokens/usage-recorder.js";
+import { createAccessLog } from "../playback-keys/access-log.js";
+import { checkPlaybackKey } from "../playback-keys/authorize-key.js";
+import { createPlaybackKeyStore } from "../playback-keys/key-store.js";
+import { deletePlaybackKey, revokePlaybackKey } from "../playback-keys/manage.js";
 
 /**
  * The repositories of accounts, API tokens (+ audit) and playback keys (+ access log)
@@ -57,6 +61,12 @@ interface Backend {
   close(): Promise<void>;
 }
 
+const repositoriesOf = (d: Dialect) => ({
+  accounts: accountsRepository(d),
+  apiTokens: apiTokensRepository(d),
+  playbackKeys: playbackKeysRepository(d),
+});
+
 const KINDS: [string, string | false, () => Promise<Backend>][] = [
   [
     "sqlite",
@@ -65,9 +75,7 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
       const dir = mkdtempSync(join(tmpdir(), "svc-repo-"));
       const state = openStateDatabase(dir);
       return {
-        accounts: sqliteAccountsRepository(state.db),
-        apiTokens: sqliteApiTokensRepository(state.db),
-        playbackKeys: sqlitePlaybackKeysRepository(state.db),
+        ...repositoriesOf(sqliteDialect(state.db)),
         versions: undefined,
         async close() {
           state.close();
@@ -88,12 +96,10 @@ const KINDS: [string, string | false, () => Promise<Backend>][] = [
         { max: 4 },
       );
       return {
-        accounts: postgresAccountsRepository(db),
-        apiTokens: postgresApiTokensRepository(db),
-        playbackKeys: postgresPlaybackKeysRepository(db),
+        ...repositoriesOf(postgresDialect(db)),
         versions: async () =>
           Object.fromEntries(
-            (await db.select().from(pgSchema.stateVersions)).map((v) => [v.resource, v.version]),
+            (await db.select().from(stateVersions)).map((v) => [v.resource, v.version]),
           ),
         close,
       };
@@ -313,7 +319,7 @@ for (const [kind, skip, open] of KINDS) {
       withBackend(async (b) => {
         await b.apiTokens.insert(tokenRow());
         const now = Date.now();
-        await b.apiTokens.appendAudit(
+        await b.apiTokens.appendLog(
           [
             audit({ createdAt: now - 40 * DAY, requestId: "old" }),
             audit({ createdAt: now - 2, requestId: "k1" }),
@@ -331,7 +337,7 @@ for (const [kind, skip, open] of KINDS) {
           ],
           new Map([["at_1", now - 2]]),
         );
-        await b.apiTokens.appendAudit([], new Map([["at_1", now - 50]]));
+        await b.apiTokens.appendLog([], new Map([["at_1", now - 50]]));
         assert.deepEqual(await b.apiTokens.lastUsed(), new Map([["at_1", now - 2]]));
         const known = await b.apiTokens.newestAudit(true, 2);
         assert.deepEqual(
@@ -364,8 +370,8 @@ for (const [kind, skip, open] of KINDS) {
           true,
         );
         assert.equal((await b.apiTokens.list())[0]?.lastUsedAt, now - 2);
-        assert.equal(await b.apiTokens.purgeAudit(now - 30 * DAY), 1);
-        assert.equal(await b.apiTokens.purgeAudit(now - 30 * DAY), 0);
+        assert.equal(await b.apiTokens.purgeLog(now - 30 * DAY), 1);
+        assert.equal(await b.apiTokens.purgeLog(now - 30 * DAY), 0);
         assert.equal((await b.apiTokens.newestAudit(true, 100)).length, 2);
       }),
     );
@@ -462,7 +468,7 @@ for (const [kind, skip, open] of KINDS) {
             createdAt: now - 40 * DAY + i,
           }),
         );
-        await b.playbackKeys.appendAccess(rows, new Map([["pk_1", now - 40 * DAY + 2498]]));
+        await b.playbackKeys.appendLog(rows, new Map([["pk_1", now - 40 * DAY + 2498]]));
         const newest = await b.playbackKeys.accessLog({ limit: 3, tokenId: undefined });
         assert.deepEqual(
           newest.map(({ id: _id, ...rest }) => rest),
@@ -509,9 +515,9 @@ for (const [kind, skip, open] of KINDS) {
         await b.accounts.saveOverride(override(), 0);
         const start = await versions();
         assert.deepEqual(start, { api_tokens: 1, playback_keys: 1, accounts: 1 });
-        await b.apiTokens.appendAudit([audit()], new Map([["at_1", Date.now()]]));
-        await b.playbackKeys.appendAccess([access()], new Map([["pk_1", Date.now()]]));
-        await b.apiTokens.purgeAudit(Date.now() + DAY);
+        await b.apiTokens.appendLog([audit()], new Map([["at_1", Date.now()]]));
+        await b.playbackKeys.appendLog([access()], new Map([["pk_1", Date.now()]]));
+        await b.apiTokens.purgeLog(Date.now() + DAY);
         await b.playbackKeys.clearAccessLog();
         assert.deepEqual(await versions(), start, "usage and logs change no version");
         assert.equal(await b.apiTokens.update(tokenRow({ revision: 3 }), 2), false);

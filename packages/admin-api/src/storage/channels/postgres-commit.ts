@@ -1,8 +1,9 @@
-import { getTableColumns, getTableName, sql } from "drizzle-orm";
-import type { PgTx } from "../../db/pg-client.js";
+import { and, eq, getTableColumns, getTableName, or, sql } from "drizzle-orm";
+import type { PgStateDb, PgTx } from "../../db/pg-client.js";
 import { channels } from "../../db/schema-pg/index.js";
-import { rowFromChannel, type StoredChannel } from "../../services/channels/stored-channel.js";
-import { CHANNEL_WRITE_BATCH, staleChannels } from "./repository.js";
+import { bumpVersion } from "../postgres/versions.js";
+import { CHANNEL_WRITE_BATCH, type ChannelChange, staleChannels } from "./repository.js";
+import { rowFromChannel, type StoredChannel } from "./stored-channel.js";
 
 const COLUMNS = Object.entries(getTableColumns(channels));
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -43,7 +44,7 @@ function jsonRow(channel: StoredChannel): Record<string, unknown> {
  * revision above 1 (it was deleted since it was read), throws the conflict, which rolls
  * the transaction back.
  */
-export async function upsertChannels(tx: PgTx, put: readonly StoredChannel[]): Promise<void> {
+async function upsertChannels(tx: PgTx, put: readonly StoredChannel[]): Promise<void> {
   for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
     const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
     const json = JSON.stringify(batch.map(jsonRow));
@@ -53,4 +54,28 @@ export async function upsertChannels(tx: PgTx, put: readonly StoredChannel[]): P
     if (rows.length !== batch.length || rows.some((w) => w.inserted && w.revision !== 1))
       throw staleChannels();
   }
+}
+
+/**
+ * The channel commit on PostgreSQL: one transaction of the upserts above (a hot path of this
+ * database: one `jsonb` parameter a batch), the compare-and-set deletes, and the `channels`
+ * version bump, so the other instances reload their mirror.
+ */
+export function postgresChannelCommit(db: PgStateDb): (change: ChannelChange) => Promise<void> {
+  return ({ put = [], remove = [] }) =>
+    db.transaction(async (tx) => {
+      await upsertChannels(tx, put);
+      for (let i = 0; i < remove.length; i += CHANNEL_WRITE_BATCH) {
+        const batch = remove.slice(i, i + CHANNEL_WRITE_BATCH);
+        const seen = batch.map((r) =>
+          and(eq(channels.id, r.id), eq(channels.revision, r.revision)),
+        );
+        const deleted = await tx
+          .delete(channels)
+          .where(seen.length === 1 ? seen[0] : or(...seen))
+          .returning({ id: channels.id });
+        if (deleted.length !== batch.length) throw staleChannels();
+      }
+      await bumpVersion(tx, "channels");
+    });
 }

@@ -1,0 +1,41 @@
+import type { Dialect } from "../dialect.js";
+import { postgresChannelCommit } from "./postgres-commit.js";
+import { CHANNEL_WRITE_BATCH, type ChannelRepository } from "./repository.js";
+import { sqliteChannelCommit } from "./sqlite-commit.js";
+import { channelFromRow, rowFromChannel } from "./stored-channel.js";
+
+/**
+ * The channel catalog. Every write transaction bumps the `channels` version on PostgreSQL,
+ * so the other instances reload their mirror. Reads go through a transaction: on SQLite
+ * that waits for a commit between its turns instead of reading its uncommitted rows.
+ */
+export function channelRepository(d: Dialect): ChannelRepository {
+  const { channels, stateMarkers } = d.tables;
+  return {
+    loadAll: () =>
+      d.transaction(async (tx) => (await tx.select().from(channels)).map(channelFromRow)),
+    commit: d.kind === "sqlite" ? sqliteChannelCommit(d) : postgresChannelCommit(d.pg),
+    seedOnce: (marker, seed) =>
+      d.write(
+        "channels",
+        async (tx) => {
+          // The marker row decides who imports: a concurrent start's insert waits on this
+          // one's uncommitted row and then does nothing.
+          const won = await tx
+            .insert(stateMarkers)
+            .values({ name: marker, setAt: Date.now() })
+            .onConflictDoNothing()
+            .returning({ name: stateMarkers.name });
+          if (won.length === 0) return 0;
+          const any = await tx.select({ id: channels.id }).from(channels).limit(1);
+          if (any.length > 0) return 0;
+          for (let i = 0; i < seed.length; i += CHANNEL_WRITE_BATCH)
+            await tx
+              .insert(channels)
+              .values(seed.slice(i, i + CHANNEL_WRITE_BATCH).map(rowFromChannel));
+          return seed.length;
+        },
+        (imported) => imported > 0,
+      ),
+  };
+}

@@ -1,0 +1,161 @@
+import type { StateDb } from "../db/client.js";
+import type { PgStateDb } from "../db/pg-client.js";
+import * as sqliteTables from "../db/schema/index.js";
+import * as pgTables from "../db/schema-pg/index.js";
+import type { MirroredResource } from "./change-feed.js";
+import { bumpVersion } from "./postgres/versions.js";
+import { createSerialLock, type SerialLock } from "./serial-lock.js";
+import type { Storage } from "./storage.js";
+
+/** The tables both schemas hold, as the repositories see them (see {@link Dialect}). */
+export type Tables = Pick<typeof pgTables, keyof typeof sqliteTables>;
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Agree<K extends keyof Tables> = Same<
+  (typeof sqliteTables)[K]["$inferSelect"],
+  Tables[K]["$inferSelect"]
+> &
+  ([Tables[K]["$inferInsert"]] extends [(typeof sqliteTables)[K]["$inferInsert"]] ? true : false);
+type AllAgree<T extends true> = T;
+/**
+ * Fails to compile when a table's rows differ between the schemas: what makes
+ * reading the SQLite tables through the PostgreSQL types below sound.
+ */
+export type RowsAgree = AllAgree<{ [K in keyof Tables]: Agree<K> }[keyof Tables]>;
+
+/**
+ * The drizzle handle the shared repositories write with: only the builders both
+ * dialects have, always awaited (`await db.select()…`, `await tx.insert(…).returning()`).
+ */
+export type Db = Pick<PgStateDb, "select" | "selectDistinct" | "insert" | "update" | "delete">;
+
+interface DialectBase {
+  /** The handle, typed as PostgreSQL's; on SQLite it is better-sqlite3's, which runs each awaited statement synchronously. */
+  readonly db: Db;
+  readonly tables: Tables;
+  /**
+   * One transaction. PostgreSQL: drizzle's. SQLite: `BEGIN IMMEDIATE` … `COMMIT` on the one
+   * connection, spanning the awaits, one at a time (not re-entrant). Statements other code runs
+   * on that connection meanwhile (the usage logs' batches) join it; `work` therefore throws
+   * only on database errors: a repository reports a lost compare-and-set by its result,
+   * never by rolling back.
+   */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * A write of a mirrored resource in one transaction; on PostgreSQL the resource's version
+   * is bumped in it when `changed(result)` (default: always), so the other instances reload.
+   */
+  write<T>(
+    resource: MirroredResource,
+    work: (tx: Db) => Promise<T>,
+    changed?: (result: T) => boolean,
+  ): Promise<T>;
+  /** Rows a statement without `returning` touched: `changes` (SQLite), `rowCount` (PostgreSQL). */
+  affected(result: unknown): number;
+  /** True when `err` (or the driver error drizzle wraps) is a unique constraint violation. */
+  isUniqueViolation(err: unknown): boolean;
+}
+
+export interface SqliteDialect extends DialectBase {
+  readonly kind: "sqlite";
+  readonly sqlite: StateDb;
+  /** The connection's lock: the transactions above, and the channel commit's own. */
+  readonly exclusive: SerialLock;
+}
+
+export interface PostgresDialect extends DialectBase {
+  readonly kind: "postgres";
+  readonly pg: PgStateDb;
+}
+
+/**
+ * The small difference between the two databases, so each repository is written once:
+ * transactions (and the version bump of PostgreSQL's change feed), affected-row counts,
+ * unique violations. The SQLite tables are handed out under the PostgreSQL tables' types:
+ * {@link RowsAgree} proves their rows the same, and the shared repositories keep to the
+ * builder methods both dialects have (the suites run every repository on both). Hot paths
+ * that depend on one database's strengths (bulk inserts, the guide) take `sqlite` or `pg`.
+ */
+export type Dialect = SqliteDialect | PostgresDialect;
+
+/** PostgreSQL's SQLSTATE for a unique violation; better-sqlite3's codes of the same. */
+const UNIQUE_CODES = new Set(["23505", "SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"]);
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 3; depth++) {
+    if (UNIQUE_CODES.has(String((e as { code?: unknown }).code))) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+const locks = new WeakMap<object, SerialLock>();
+
+/** One lock per better-sqlite3 connection, whoever builds repositories over it. */
+function connectionLock(client: object): SerialLock {
+  let lock = locks.get(client);
+  if (lock === undefined) {
+    lock = createSerialLock();
+    locks.set(client, lock);
+  }
+  return lock;
+}
+
+export function sqliteDialect(sqlite: StateDb): SqliteDialect {
+  const client = sqlite.$client;
+  const exclusive = connectionLock(client);
+  const begin = client.prepare("BEGIN IMMEDIATE");
+  const commit = client.prepare("COMMIT");
+  const rollback = client.prepare("ROLLBACK");
+  const db = sqlite as unknown as Db;
+  const transaction = <T>(work: (tx: Db) => Promise<T>) =>
+    exclusive(async () => {
+      begin.run();
+      try {
+        const result = await work(db);
+        commit.run();
+        return result;
+      } catch (err) {
+        if (client.inTransaction) rollback.run();
+        throw err;
+      }
+    });
+  return {
+    kind: "sqlite",
+    sqlite,
+    exclusive,
+    db,
+    tables: sqliteTables as unknown as Tables,
+    transaction,
+    // One writer: no other instance to tell.
+    write: (_resource, work) => transaction(work),
+    affected: (result) => (result as { changes: number }).changes,
+    isUniqueViolation,
+  };
+}
+
+export function postgresDialect(pg: PgStateDb): PostgresDialect {
+  return {
+    kind: "postgres",
+    pg,
+    db: pg,
+    tables: pgTables,
+    transaction: (work) => pg.transaction(work),
+    write: (resource, work, changed = () => true) =>
+      pg.transaction(async (tx) => {
+        const result = await work(tx);
+        if (changed(result)) await bumpVersion(tx, resource);
+        return result;
+      }),
+    affected: (result) => (result as { rowCount: number | null }).rowCount ?? 0,
+    isUniqueViolation,
+  };
+}
+
+/** The dialect of an open storage. */
+export function dialectOf(storage: Storage): Dialect {
+  return storage.kind === "postgres" ? postgresDialect(storage.pg) : sqliteDialect(storage.sqlite);
+}
+
+/** For `write`'s `changed`: the statement returned a row. */
+export const wroteRows = (rows: readonly unknown[]): boolean => rows.length > 0;
