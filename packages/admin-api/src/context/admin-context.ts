@@ -17,7 +17,7 @@ import type {
   ClusterSessionSource,
   RuntimeSessionView,
 } from "../services/status/cluster-sessions.js";
-import type { ChangeFeed } from "../storage/change-feed.js";
+import type { ChangeFeed } from "../storage/kernel/change-feed.js";
 import type { AdminEnv, Principal } from "./env.js";
 
 export type { RuntimeSessionView };
