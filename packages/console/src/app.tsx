@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, session } from "./api/client.js";
 import type { Me } from "./api/wire.js";
-import { AppShell } from "./components/app-shell.js";
+import { AppShell } from "./app-shell.js";
 import { LoginScreen } from "./screens/login/login-screen.js";
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import * as pgSchema from "@svc/admin-api/schema-pg";
-import type { MirroredResource } from "@svc/admin-api/storage/change-feed";
+import type { MirroredResource } from "@svc/admin-api/storage/kernel/change-feed";
 import { openPostgresStorage } from "@svc/admin-api/storage/postgres/open";
 import { createRepositories, type Repositories } from "@svc/admin-api/storage/repositories";
 import { type Storage, sqliteStorage } from "@svc/admin-api/storage/storage";

@@ -4,7 +4,7 @@ import { GatewayError } from "@svc/core/errors";
 import { clientAddress } from "@svc/core/http";
 import { type RouteRow, routeOf } from "@svc/core/route-table";
 import type { Context, MiddlewareHandler } from "hono";
-import type { AdminEnv } from "../env.js";
+import type { AdminEnv } from "../context/env.js";
 import { authenticateApiTokenFresh } from "../services/api-tokens/authenticate.js";
 import { type DenialReason, decideTokenAccess } from "../services/api-tokens/decide-access.js";
 import type { ApiTokenStore } from "../services/api-tokens/token-store.js";

@@ -1,7 +1,7 @@
 import type { RouteFamily } from "@svc/core/route-table";
 import type { Hono } from "hono";
-import type { AdminContext } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import type { AdminContext } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { apiTokenRoutes, createApiTokenRoutes } from "./api-tokens.js";
 import { channelRoutes, createChannelRoutes } from "./channels.js";
 import { createEgressRoutes, egressRoutes } from "./egress.js";

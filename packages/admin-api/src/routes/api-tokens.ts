@@ -3,8 +3,8 @@ import { readJsonBody } from "@svc/core/http";
 import { defineRoutes, routesOf } from "@svc/core/route-table";
 import type { Hono } from "hono";
 import * as v from "valibot";
-import { type AdminContext, principalOf } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import { type AdminContext, principalOf } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { SESSION_ONLY } from "../http/route-access.js";
 import {
   deleteApiToken,

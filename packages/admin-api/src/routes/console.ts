@@ -11,7 +11,7 @@ import {
   loadAssetDirectory,
   REVALIDATE,
 } from "../console/asset-store.js";
-import type { AdminEnv } from "../env.js";
+import type { AdminEnv } from "../context/env.js";
 
 export interface ConsoleOptions {
   /** The console build (`packages/console/dist`): `index.html` and `assets/`. */

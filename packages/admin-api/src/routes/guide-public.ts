@@ -3,8 +3,8 @@ import { createGzip } from "node:zlib";
 import { GatewayError } from "@svc/core/errors";
 import { defineRoutes, PUBLIC, routesOf } from "@svc/core/route-table";
 import type { Context, Hono } from "hono";
-import { type AdminContext, requestBase } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import { type AdminContext, requestBase } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 
 /** Guide output may be cached briefly; the ETag makes revalidation cheap. */
 const EPG_CACHE_CONTROL = "public, max-age=300";

@@ -6,8 +6,8 @@ import { defineRoutes, routesOf } from "@svc/core/route-table";
 import { type PlayGrant, playRouteFamily } from "@svc/playback/play";
 import { channelPlaylistPieces, M3U_CONTENT_TYPE, playlistChannels } from "@svc/playback/routes";
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import { type AdminContext, requestBase } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import { type AdminContext, requestBase } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { PLAYBACK_KEY } from "../http/route-access.js";
 import {
   assertKeyCoversChannel,

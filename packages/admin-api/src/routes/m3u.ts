@@ -7,8 +7,8 @@ import {
 import { defineRoutes, routesOf } from "@svc/core/route-table";
 import type { Context, Hono } from "hono";
 import * as v from "valibot";
-import { type AdminContext, requestBase } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import { type AdminContext, requestBase } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { admin } from "../http/route-access.js";
 import { EXPORT_FILE_NAME, exportPlaylist } from "../services/m3u/export.js";
 import { importAnswerPieces } from "../services/m3u/import-answer.js";

@@ -8,8 +8,8 @@ import {
   principalOf,
   type RuntimeSessionView,
   requestBase,
-} from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+} from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { admin, READER } from "../http/route-access.js";
 import { channelListJson } from "../services/channels/channel-list-json.js";
 import { renderListedChannel } from "../services/channels/channel-view.js";

@@ -2,8 +2,8 @@ import { GatewayError } from "@svc/core/errors";
 import { defineRoutes, routesOf } from "@svc/core/route-table";
 import { INSTANCE_TOKEN_HEADER } from "@svc/playback/cluster";
 import type { Hono, MiddlewareHandler } from "hono";
-import type { AdminContext } from "../admin-context.js";
-import type { AdminEnv } from "../env.js";
+import type { AdminContext } from "../context/admin-context.js";
+import type { AdminEnv } from "../context/env.js";
 import { admin } from "../http/route-access.js";
 
 /**

@@ -9,7 +9,7 @@ import {
   type PlaybackKeysRepository,
   playbackKeysRepository,
 } from "./credentials/repository.js";
-import { dialectOf } from "./dialect.js";
+import { dialectOf } from "./dialect/dialect.js";
 import { createGuideRepository } from "./guide/guide-repository.js";
 import type { GuideRepository } from "./guide/repository.js";
 import {
@@ -22,7 +22,7 @@ import type { Storage, StorageKind } from "./storage.js";
 
 /**
  * One repository per stored resource: the only code that knows which database
- * runs. Each is written once over the dialect adapter (`dialect.ts`); the hot
+ * runs. Each is written once over the dialect adapter (`dialect/dialect.ts`); the hot
  * paths that play to one database's strengths (channel and usage-log bulk
  * writes, the guide) are written per database behind the same interface.
  * Services and routes see only the interfaces.

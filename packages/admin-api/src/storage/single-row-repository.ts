@@ -1,7 +1,7 @@
 import { GatewayError } from "@svc/core/errors";
 import { and, eq } from "drizzle-orm";
-import type { MirroredResource } from "./change-feed.js";
-import { type Dialect, type Tables, wroteRows } from "./dialect.js";
+import { type Dialect, type Tables, wroteRows } from "./dialect/dialect.js";
+import type { MirroredResource } from "./kernel/change-feed.js";
 
 /**
  * The storage of a table that holds one row (id 1): the runtime settings, the egress

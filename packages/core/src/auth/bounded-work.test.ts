@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../base/errors.js";
 import { createBoundedWork } from "./bounded-work.js";
 import { hashSlots } from "./passwords.js";
 

@@ -1,4 +1,4 @@
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../base/errors.js";
 
 /** Runs jobs at most `slots` at a time, with at most `queue` more waiting. */
 export interface BoundedWork {

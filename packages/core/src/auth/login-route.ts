@@ -1,10 +1,10 @@
 import type { Hono } from "hono";
 import * as v from "valibot";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../base/errors.js";
 import { clientAddress, rateLimitSubject } from "../http/client-address.js";
 import { readJsonBody } from "../http/json-body.js";
+import { defineRoutes, PUBLIC, routesOf } from "../http/route-table.js";
 import type { AppEnv } from "../http/types.js";
-import { defineRoutes, PUBLIC, routesOf } from "../route-table.js";
 import type { RateLimiter } from "./login-limiter.js";
 import { decoyHash, type PasswordHasher } from "./passwords.js";
 import type { SessionTokens } from "./session-tokens.js";

@@ -1,12 +1,12 @@
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { resolveSigningKeys } from "../auth/signing-keys.js";
+import { LOG_LEVELS } from "../base/log.js";
 import { clusterIdentityProblems, isClusterMode } from "../config/cluster-identity.js";
 import type { Environment } from "../config/environment.js";
 import { type GatewayConfig, loadConfigFile } from "../config/load.js";
 import { ConfigError, type ConfigProblem } from "../config/problems.js";
 import { readTlsFiles } from "../http/tls-files.js";
-import { LOG_LEVELS } from "../log.js";
 
 /** What `--check-config` found: every problem, and the config when the file itself parsed. */
 export interface ConfigCheck {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { resolveLogFormat } from "../log.js";
+import { resolveLogFormat } from "../base/log.js";
 import { type Command, parseCommandLine } from "./command-line.js";
 
 describe("parseCommandLine", () => {

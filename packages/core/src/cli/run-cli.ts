@@ -1,6 +1,6 @@
-import { type BootOptions, bootGateway } from "../boot.js";
 import { readEnvironment } from "../config/environment.js";
 import { formatProblem } from "../config/problems.js";
+import { type BootOptions, bootGateway } from "./boot.js";
 import type { BuildInfo } from "./build-info.js";
 import { checkConfig, environmentProblems } from "./check-config.js";
 import { parseCommandLine } from "./command-line.js";

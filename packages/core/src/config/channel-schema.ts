@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { CHANNEL_ID_PATTERN } from "../catalog.js";
+import { CHANNEL_ID_PATTERN } from "../base/catalog.js";
 
 /** Header names per RFC 9110 5.1 (token); values without CR, LF or NUL. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

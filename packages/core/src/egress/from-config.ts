@@ -1,12 +1,29 @@
 import { existsSync } from "node:fs";
-import type { GatewayConfig } from "../config/load.js";
 import { createEgress, type Egress, type EgressOptions } from "./egress-client.js";
 import { createEgressProxy, type EgressProxy } from "./egress-proxy.js";
 import { createEgressRoutes, type EgressRoutes } from "./egress-routes.js";
 import { createHostAllowlist } from "./host-allowlist.js";
 import type { RoutingDocument } from "./routing-document.js";
 
-function egressOptions(config: GatewayConfig): EgressOptions {
+/**
+ * What the egress reads of the config file (`GatewayConfig` of config/load.ts, which
+ * satisfies it): declared here so egress imports nothing of config, which validates
+ * its routes with egress's own checks.
+ */
+export interface EgressConfig {
+  readonly security: { readonly allowed_hosts: EgressOptions["allowedHosts"] };
+  readonly egress: {
+    readonly connect_timeout_ms: number;
+    readonly first_byte_timeout_ms: number;
+    readonly idle_timeout_ms: number;
+    readonly default: RoutingDocument["default"];
+    readonly docker_proxy_host: RoutingDocument["docker_proxy_host"];
+    readonly proxies: readonly RoutingDocument["proxies"][number][];
+    readonly rules: readonly RoutingDocument["rules"][number][];
+  };
+}
+
+function egressOptions(config: EgressConfig): EgressOptions {
   return {
     allowedHosts: config.security.allowed_hosts,
     timeouts: {
@@ -23,7 +40,7 @@ export function runsInContainer(): boolean {
 }
 
 /** The config file's `egress` section as a routing document (the full build's seed). */
-export function routingFromConfig(config: GatewayConfig): RoutingDocument {
+export function routingFromConfig(config: EgressConfig): RoutingDocument {
   const e = config.egress;
   return {
     default: e.default,
@@ -39,7 +56,7 @@ export function routingFromConfig(config: GatewayConfig): RoutingDocument {
  * without it (the lite build, which ignores `egress.proxies`) every request goes direct.
  */
 export function egressFromConfig(
-  config: GatewayConfig,
+  config: EgressConfig,
   options: { routing?: boolean } = {},
 ): Egress {
   const base = egressOptions(config);
@@ -58,7 +75,7 @@ export function egressFromConfig(
  * process, started at boot.
  */
 export function egressProxyFromConfig(
-  config: GatewayConfig,
+  config: EgressConfig,
   routes?: EgressRoutes,
 ): Promise<EgressProxy> {
   return createEgressProxy({ ...egressOptions(config), ...(routes ? { routes } : {}) });

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { GatewayError } from "../errors.js";
-import { routeOf } from "../route-table.js";
+import { GatewayError } from "../base/errors.js";
+import { routeOf } from "./route-table.js";
 import type { AppEnv } from "./types.js";
 
 /**

@@ -7,9 +7,9 @@ import { createPasswordHasher } from "../auth/passwords.js";
 import { createSessionTokens } from "../auth/session-tokens.js";
 import { resolveSigningKeys } from "../auth/signing-keys.js";
 import { accountsFromConfig, createStaticDirectory } from "../auth/users.js";
+import { createLogger } from "../base/log.js";
 import { readEnvironment } from "../config/environment.js";
 import { parseConfig } from "../config/load.js";
-import { createLogger } from "../log.js";
 import { rateLimitSubject } from "./client-address.js";
 import { createBaseApp } from "./create-app.js";
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
+import type { Logger } from "../base/log.js";
 import type { GatewayConfig } from "../config/load.js";
-import type { Logger } from "../log.js";
 import { bodyCeiling } from "./body-ceiling.js";
 import { answerOptions, corsPolicy } from "./cors-policy.js";
 import { onError, onNotFound } from "./error-handler.js";

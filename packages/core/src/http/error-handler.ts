@@ -1,6 +1,6 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { type ErrorCode, errorBody, GatewayError, INTERNAL_MESSAGE } from "../errors.js";
+import { type ErrorCode, errorBody, GatewayError, INTERNAL_MESSAGE } from "../base/errors.js";
 import type { AppEnv } from "./types.js";
 
 /** Renders an error in the one body shape, with the given status. */

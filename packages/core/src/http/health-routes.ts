@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
-import { GatewayError } from "../errors.js";
-import { defineRoutes, PUBLIC, routesOf } from "../route-table.js";
+import { GatewayError } from "../base/errors.js";
+import { defineRoutes, PUBLIC, routesOf } from "./route-table.js";
 import type { AppEnv } from "./types.js";
 
 /** Answer of a readiness check: ready, or why not. */

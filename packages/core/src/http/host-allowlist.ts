@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../base/errors.js";
 import { clientAddress, isLoopbackAddress } from "./client-address.js";
 import { requestHeader } from "./request-header.js";
 import type { AppEnv } from "./types.js";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import * as v from "valibot";
+import { GatewayError } from "../base/errors.js";
+import { runInSlices } from "../base/time-slices.js";
 import { problemsFromIssues } from "../config/problems.js";
-import { GatewayError } from "../errors.js";
-import { runInSlices } from "../time-slices.js";
 import { readRequestBody } from "./read-body.js";
 import { parseStrictJson, type StrictJson } from "./strict-json.js";
 import { strictJsonSteps, TextPieces } from "./strict-json-steps.js";

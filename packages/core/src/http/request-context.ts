@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { type Logger, redactPath } from "../log.js";
+import { type Logger, redactPath } from "../base/log.js";
 import { requestHeader } from "./request-header.js";
 import type { AppEnv, Build } from "./types.js";
 

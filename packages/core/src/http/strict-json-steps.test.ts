@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runToEnd } from "../time-slices.js";
+import { runToEnd } from "../base/time-slices.js";
 import { parseStrictJson } from "./strict-json.js";
 import {
   MAX_NAME_CHARS,

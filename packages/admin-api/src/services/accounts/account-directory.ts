@@ -5,7 +5,7 @@ import type {
   CredentialOverride,
   OverrideWrite,
 } from "../../storage/accounts/repository.js";
-import { createSerialLock } from "../../storage/serial-lock.js";
+import { createSerialLock } from "../../storage/kernel/serial-lock.js";
 
 /** The full build's accounts: `auth.users` with the stored overrides applied. */
 export interface MutableAccountDirectory extends AccountDirectory {

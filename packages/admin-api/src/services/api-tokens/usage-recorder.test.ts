@@ -7,7 +7,7 @@ import { count } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { apiTokenAudit } from "../../db/schema/index.js";
 import { apiTokensRepository } from "../../storage/credentials/repository.js";
-import { sqliteDialect } from "../../storage/dialect.js";
+import { sqliteDialect } from "../../storage/dialect/dialect.js";
 import { createApiTokenStore } from "./token-store.js";
 import { UNKNOWN_TOKEN_BUDGET } from "./unknown-token-fold.js";
 import {

@@ -3,7 +3,7 @@ import { GatewayError } from "@svc/core/errors";
 import { runInSlices } from "@svc/core/time-slices";
 import { type ChannelRepository, staleChannels } from "../../storage/channels/repository.js";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
-import { createSerialLock } from "../../storage/serial-lock.js";
+import { createSerialLock } from "../../storage/kernel/serial-lock.js";
 import { sortedInSteps } from "./sorted-in-steps.js";
 
 /**

@@ -1,16 +1,18 @@
-import type { IssuedToken, SessionTokens } from "@svc/core/auth";
+import type { Account, IssuedToken, SessionTokens } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
-import type { Principal } from "../../env.js";
 import type { MutableAccountDirectory } from "../accounts/account-directory.js";
 
 /**
  * A 5-minute preview JWT for one channel (spec "Sessions, probes, previews").
  * It is bound to an account's credential revision like a session: the caller's
  * own account, or for an API token the admin account that created the token.
+ * `principal` is the caller (`Principal` of context/env.ts), narrowed to what a preview reads.
  */
 export async function issuePreview(
   ctx: { accounts: MutableAccountDirectory; sessionTokens: SessionTokens },
-  principal: Principal,
+  principal:
+    | { readonly kind: "session"; readonly account: Account }
+    | { readonly kind: "api_token"; readonly token: { readonly createdBy: string } },
   channelId: string,
 ): Promise<IssuedToken> {
   const account =

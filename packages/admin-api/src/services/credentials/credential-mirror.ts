@@ -1,6 +1,6 @@
 import { GatewayError } from "@svc/core/errors";
 import type { CredentialRepository } from "../../storage/credentials/repository.js";
-import { createSerialLock } from "../../storage/serial-lock.js";
+import { createSerialLock } from "../../storage/kernel/serial-lock.js";
 import { DigestIndex, type DigestIndexed } from "./digest-index.js";
 
 /** What a credential table's repository offers the mirror (API tokens, playback keys). */

@@ -27,7 +27,7 @@ import {
   type PlaybackKeysRepository,
   playbackKeysRepository,
 } from "../../storage/credentials/repository.js";
-import { type Dialect, postgresDialect, sqliteDialect } from "../../storage/dialect.js";
+import { type Dialect, postgresDialect, sqliteDialect } from "../../storage/dialect/dialect.js";
 import { migrateUnderLock } from "../../storage/postgres/migrate.js";
 import { createAccountDirectory } from "../accounts/account-directory.js";
 import { authenticateApiToken } from "../api-tokens/authenticate.js";

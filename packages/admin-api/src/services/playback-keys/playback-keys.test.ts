@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { sha256Hex } from "../../credentials/secrets.js";
 import { openStateDatabase, type StateDatabase } from "../../db/client.js";
 import { playbackKeysRepository } from "../../storage/credentials/repository.js";
-import { sqliteDialect } from "../../storage/dialect.js";
+import { sqliteDialect } from "../../storage/dialect/dialect.js";
 import { createAccessLog } from "./access-log.js";
 import { assertKeyCoversChannel, checkPlaybackKey } from "./authorize-key.js";
 import { createPlaybackKeyStore, type PlaybackKeyRecord } from "./key-store.js";

@@ -6,7 +6,7 @@ import { describe, it } from "node:test";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { openStateDatabase } from "../../db/client.js";
-import { sqliteDialect } from "../../storage/dialect.js";
+import { sqliteDialect } from "../../storage/dialect/dialect.js";
 import { settingsRepository } from "../../storage/single-row-repository.js";
 import { createSettingsStore } from "./settings-store.js";
 import { parseRetentionDays, updateSettings } from "./update.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { LeaseView } from "@svc/playback/cluster";
-import type { RuntimeSessionView } from "../../admin-context.js";
+import type { RuntimeSessionView } from "./cluster-sessions.js";
 import { mergeClusterSessions } from "./cluster-sessions.js";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");

@@ -1,6 +1,21 @@
 import { isoSeconds } from "@svc/core/auth";
 import type { LeaseHolder, LeaseView } from "@svc/playback/cluster";
-import type { RuntimeSessionView } from "../../admin-context.js";
+
+/** A runtime media session as `/v1/status` lists it (spec "Runtime session"). */
+export interface RuntimeSessionView {
+  readonly channel_id: string;
+  readonly mode: string;
+  readonly engine: string;
+  readonly pack_mode: string | null;
+  readonly fallback_reason: string | null;
+  readonly started_at: string;
+  readonly last_touch: string;
+  readonly state: string;
+  readonly errors: number;
+  readonly last_error: string | null;
+  /** Engine counters, passed through to JSON as the engine reports them. */
+  readonly packager?: object | null;
+}
 
 /**
  * Where `/v1/status` learns the sessions of the whole cluster (operator contract

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../dialect/dialect.js";
 
 /**
  * A stored credential change (spec "Configured user"), keyed by the username

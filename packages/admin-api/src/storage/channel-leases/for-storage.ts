@@ -1,4 +1,4 @@
-import type { Storage } from "../storage.js";
+import type { Storage } from "../kernel/storage-types.js";
 import { pgChannelLeases } from "./postgres.js";
 import type { ChannelLeaseRepository } from "./repository.js";
 import { singleInstanceLeases } from "./sqlite.js";

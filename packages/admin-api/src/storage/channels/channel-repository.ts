@@ -1,4 +1,4 @@
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../dialect/dialect.js";
 import { postgresChannelCommit } from "./postgres-commit.js";
 import { CHANNEL_WRITE_BATCH, type ChannelRepository } from "./repository.js";
 import { sqliteChannelCommit } from "./sqlite-commit.js";

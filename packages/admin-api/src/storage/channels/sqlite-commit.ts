@@ -3,7 +3,7 @@ import type { Statement } from "better-sqlite3";
 import { and, eq, getTableColumns, getTableName, or } from "drizzle-orm";
 import type { StateDb } from "../../db/client.js";
 import { channels } from "../../db/schema/index.js";
-import type { SqliteDialect } from "../dialect.js";
+import type { SqliteDialect } from "../dialect/dialect.js";
 import {
   CHANNEL_WRITE_BATCH,
   type ChannelChange,

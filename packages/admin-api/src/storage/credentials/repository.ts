@@ -1,6 +1,6 @@
 import { and, desc, eq, isNotNull, lt, sql } from "drizzle-orm";
 import type * as schema from "../../db/schema/index.js";
-import type { Dialect, Tables } from "../dialect.js";
+import type { Dialect, Tables } from "../dialect/dialect.js";
 import { usageAppender } from "./usage-log.js";
 
 /** An administrator API token as stored: the SHA-256 digest and a display prefix, never the plaintext. */

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import * as sqliteSchema from "../../db/schema/index.js";
 import * as pgSchema from "../../db/schema-pg/index.js";
-import type { Dialect } from "../dialect.js";
+import type { Dialect } from "../dialect/dialect.js";
 import { moveLastUsed } from "./postgres-last-used.js";
 import { createLogWriter } from "./sqlite-log-writer.js";
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
-import { type Dialect, type Tables, wroteRows } from "../dialect.js";
+import { type Dialect, type Tables, wroteRows } from "../dialect/dialect.js";
 import { postgresProgrammes } from "./postgres.js";
 import type { GuideRepository, SourceStatusRow } from "./repository.js";
 import { sqliteProgrammes } from "./sqlite.js";

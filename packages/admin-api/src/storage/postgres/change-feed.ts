@@ -1,7 +1,7 @@
 import type { Logger } from "@svc/core/log";
 import type { PgStateDb } from "../../db/pg-client.js";
 import { stateVersions } from "../../db/schema-pg/index.js";
-import type { ChangeFeed, MirroredResource } from "../change-feed.js";
+import type { ChangeFeed, MirroredResource } from "../kernel/change-feed.js";
 import { describeDbError } from "./error-text.js";
 
 /**

@@ -4,7 +4,7 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { PgStateDb } from "../../db/pg-client.js";
 import * as pgSchema from "../../db/schema-pg/index.js";
-import type { PostgresStorage } from "../storage.js";
+import type { PostgresStorage } from "../kernel/storage-types.js";
 import { createPgChangeFeed } from "./change-feed.js";
 import { createChangeListener } from "./change-listener.js";
 import { describeDbError, withoutSecrets } from "./error-text.js";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { PgStateDb, PgTx } from "../../db/pg-client.js";
-import type { MirroredResource } from "../change-feed.js";
+import type { MirroredResource } from "../kernel/change-feed.js";
 import { STATE_CHANNEL } from "./change-listener.js";
 
 /**

@@ -1,15 +1,15 @@
-import type { Me } from "../api/wire.js";
-import { AccountScreen } from "../screens/account/account-screen.js";
-import { ChannelsScreen } from "../screens/channels/channels-screen.js";
-import { DashboardScreen } from "../screens/dashboard/dashboard-screen.js";
-import { EgressScreen } from "../screens/egress/egress-screen.js";
-import { GuideScreen } from "../screens/guide/guide-screen.js";
-import { PlaybackKeysScreen } from "../screens/keys/playback-keys-screen.js";
-import { LogsScreen } from "../screens/logs/logs-screen.js";
-import { M3uScreen } from "../screens/m3u/m3u-screen.js";
-import { SettingsScreen } from "../screens/settings/settings-screen.js";
-import { ApiTokensScreen } from "../screens/tokens/api-tokens-screen.js";
-import { type Screen, useScreen } from "./router.js";
+import type { Me } from "./api/wire.js";
+import { type Screen, useScreen } from "./components/router.js";
+import { AccountScreen } from "./screens/account/account-screen.js";
+import { ChannelsScreen } from "./screens/channels/channels-screen.js";
+import { DashboardScreen } from "./screens/dashboard/dashboard-screen.js";
+import { EgressScreen } from "./screens/egress/egress-screen.js";
+import { GuideScreen } from "./screens/guide/guide-screen.js";
+import { PlaybackKeysScreen } from "./screens/keys/playback-keys-screen.js";
+import { LogsScreen } from "./screens/logs/logs-screen.js";
+import { M3uScreen } from "./screens/m3u/m3u-screen.js";
+import { SettingsScreen } from "./screens/settings/settings-screen.js";
+import { ApiTokensScreen } from "./screens/tokens/api-tokens-screen.js";
 
 const NAV: { screen: Screen; label: string }[] = [
   { screen: "dashboard", label: "Dashboard" },

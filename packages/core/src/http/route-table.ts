@@ -2,8 +2,8 @@ import type { Context } from "hono";
 import { type Env, type Handler, Hono } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { GenericSchema } from "valibot";
-import type { GatewayConfig } from "./config/load.js";
-import type { ErrorCode } from "./errors.js";
+import type { ErrorCode } from "../base/errors.js";
+import type { GatewayConfig } from "../config/load.js";
 
 /**
  * Routes declared once, next to their handlers. A route family is a hono sub-app

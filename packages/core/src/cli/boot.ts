@@ -1,19 +1,19 @@
 import type { Hono } from "hono";
-import type { BuildInfo } from "./cli/build-info.js";
-import { isClusterMode } from "./config/cluster-identity.js";
-import type { Environment } from "./config/environment.js";
-import { type GatewayConfig, loadConfigFile } from "./config/load.js";
-import { ConfigError, formatProblem } from "./config/problems.js";
+import { createLogger, type Logger, resolveLogFormat } from "../base/log.js";
+import { isClusterMode } from "../config/cluster-identity.js";
+import type { Environment } from "../config/environment.js";
+import { type GatewayConfig, loadConfigFile } from "../config/load.js";
+import { ConfigError, formatProblem } from "../config/problems.js";
 import {
   type AdvertisedUrl,
   createAdvertisedUrl,
   isWildcardListenUrl,
-} from "./http/advertise-url.js";
-import type { FastLane, RunningServer } from "./http/server.js";
-import { startServer } from "./http/server.js";
-import { readTlsFiles } from "./http/tls-files.js";
-import type { AppEnv, Build } from "./http/types.js";
-import { createLogger, type Logger, resolveLogFormat } from "./log.js";
+} from "../http/advertise-url.js";
+import type { FastLane, RunningServer } from "../http/server.js";
+import { startServer } from "../http/server.js";
+import { readTlsFiles } from "../http/tls-files.js";
+import type { AppEnv, Build } from "../http/types.js";
+import type { BuildInfo } from "./build-info.js";
 
 /** What the startup summary says beyond the config: the app knows these, boot does not. */
 export interface StartupFacts {

@@ -1,7 +1,7 @@
 import type { Account, SessionClaims } from "@svc/core/auth";
 import type { AppEnv } from "@svc/core/http";
-import type { ApiTokenRecord } from "./services/api-tokens/token-record.js";
-import type { PlaybackKeyRecord } from "./services/playback-keys/key-store.js";
+import type { ApiTokenRecord } from "../services/api-tokens/token-record.js";
+import type { PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
 
 /** Who is calling a management route, as the credential gate established it. */
 export type Principal =

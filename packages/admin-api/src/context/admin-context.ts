@@ -3,35 +3,24 @@ import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
+import type { GatewayMetrics, PlaybackStats } from "../metrics/gateway-metrics.js";
+import type { MutableAccountDirectory } from "../services/accounts/account-directory.js";
+import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
+import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
+import type { ChannelStore } from "../services/channels/channel-store.js";
+import type { EgressStore } from "../services/egress/egress-store.js";
+import type { GuideService } from "../services/guide/guide-service.js";
+import type { AccessLog } from "../services/playback-keys/access-log.js";
+import type { PlaybackKeyStore } from "../services/playback-keys/key-store.js";
+import type { SettingsStore } from "../services/settings/settings-store.js";
+import type {
+  ClusterSessionSource,
+  RuntimeSessionView,
+} from "../services/status/cluster-sessions.js";
+import type { ChangeFeed } from "../storage/kernel/change-feed.js";
 import type { AdminEnv, Principal } from "./env.js";
-import type { GatewayMetrics, PlaybackStats } from "./metrics/gateway-metrics.js";
-import type { MutableAccountDirectory } from "./services/accounts/account-directory.js";
-import type { ApiTokenStore } from "./services/api-tokens/token-store.js";
-import type { TokenUsageRecorder } from "./services/api-tokens/usage-recorder.js";
-import type { ChannelStore } from "./services/channels/channel-store.js";
-import type { EgressStore } from "./services/egress/egress-store.js";
-import type { GuideService } from "./services/guide/guide-service.js";
-import type { AccessLog } from "./services/playback-keys/access-log.js";
-import type { PlaybackKeyStore } from "./services/playback-keys/key-store.js";
-import type { SettingsStore } from "./services/settings/settings-store.js";
-import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
-import type { ChangeFeed } from "./storage/change-feed.js";
 
-/** A runtime media session as `/v1/status` lists it (spec "Runtime session"). */
-export interface RuntimeSessionView {
-  readonly channel_id: string;
-  readonly mode: string;
-  readonly engine: string;
-  readonly pack_mode: string | null;
-  readonly fallback_reason: string | null;
-  readonly started_at: string;
-  readonly last_touch: string;
-  readonly state: string;
-  readonly errors: number;
-  readonly last_error: string | null;
-  /** Engine counters, passed through to JSON as the engine reports them. */
-  readonly packager?: object | null;
-}
+export type { RuntimeSessionView };
 
 /**
  * Control of the runtime media sessions, as the playback engine offers it:

@@ -1,11 +1,11 @@
-import type { StateDb } from "../db/client.js";
-import type { PgStateDb } from "../db/pg-client.js";
-import * as sqliteTables from "../db/schema/index.js";
-import * as pgTables from "../db/schema-pg/index.js";
-import type { MirroredResource } from "./change-feed.js";
-import { bumpVersion } from "./postgres/versions.js";
-import { createSerialLock, type SerialLock } from "./serial-lock.js";
-import type { Storage } from "./storage.js";
+import type { StateDb } from "../../db/client.js";
+import type { PgStateDb } from "../../db/pg-client.js";
+import * as sqliteTables from "../../db/schema/index.js";
+import * as pgTables from "../../db/schema-pg/index.js";
+import type { MirroredResource } from "../kernel/change-feed.js";
+import { createSerialLock, type SerialLock } from "../kernel/serial-lock.js";
+import type { Storage } from "../kernel/storage-types.js";
+import { bumpVersion } from "../postgres/versions.js";
 
 /** The tables both schemas hold, as the repositories see them (see {@link Dialect}). */
 export type Tables = Pick<typeof pgTables, keyof typeof sqliteTables>;
