@@ -6,7 +6,6 @@ import type { Hono } from "hono";
 import * as v from "valibot";
 import { type AdminContext, principalOf, requestBase } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
-import { etag } from "../http/if-match.js";
 import { admin } from "../http/route-access.js";
 import { reorderChannels, setAllDisabled } from "../services/channels/bulk.js";
 import { channelListJson } from "../services/channels/channel-list-json.js";
@@ -23,6 +22,7 @@ import {
   replaceChannel,
 } from "../services/channels/write.js";
 import { channelWriteBody } from "../services/channels/write-body.js";
+import { etag } from "../services/if-match.js";
 
 export const reorderBody = v.strictObject({
   ids: v.array(v.string()),

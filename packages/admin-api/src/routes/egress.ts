@@ -4,7 +4,6 @@ import { defineRoutes, routesOf } from "@svc/core/route-table";
 import type { Hono } from "hono";
 import type { AdminContext } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
-import { etag } from "../http/if-match.js";
 import { admin } from "../http/route-access.js";
 import { runConnectionTest, testBody } from "../services/egress/connection-test.js";
 import { renderEgressDocument, renderProfile } from "../services/egress/egress-document.js";
@@ -19,6 +18,7 @@ import {
   replaceRule,
 } from "../services/egress/write.js";
 import { documentBody, profileBody, ruleBody } from "../services/egress/write-bodies.js";
+import { etag } from "../services/if-match.js";
 
 export const egressRoutes = defineRoutes("/v1/admin/egress", {
   read: {

@@ -4,11 +4,11 @@ import { defineRoutes, routesOf } from "@svc/core/route-table";
 import type { Hono } from "hono";
 import type { AdminContext } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
-import { etag } from "../http/if-match.js";
 import { admin } from "../http/route-access.js";
 import { GUIDE_PRESETS } from "../services/guide/presets.js";
 import { sourceCreateBody, sourceUpdateBody } from "../services/guide/source-body.js";
 import type { GuideSource } from "../services/guide/source-store.js";
+import { etag } from "../services/if-match.js";
 
 const iso = (ms: number) =>
   ms === 0 ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");

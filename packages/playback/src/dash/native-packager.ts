@@ -16,7 +16,7 @@ import { ChannelPublication } from "./publisher/channel-publication.js";
 import { masterInputFromSelection } from "./publisher/master-playlist.js";
 import { QUERY_MARK, RenditionWindow } from "./publisher/rendition-window.js";
 import { createPackagerCounters, type PackagerCounters } from "./scheduler/packager-counters.js";
-import { type MpdSnapshot, runRenditionPump } from "./scheduler/rendition-pump.js";
+import { type MpdSnapshot, pause, runRenditionPump } from "./scheduler/rendition-pump.js";
 import { liveStartSeconds } from "./scheduler/segment-cursor.js";
 import type { FragmentTransformFactory } from "./segmenter/fragment-transform.js";
 import type { SelectionPreferences } from "./selection/representation-choice.js";
@@ -341,18 +341,6 @@ function withInitCodecs(
       a.codecs ? a : { ...a, ...(codecOf(`a${i}`) ? { codecs: codecOf(`a${i}`)! } : {}) },
     ),
   };
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** The origin of the channel source; "null" (matches nothing) when it does not parse. */

@@ -1,4 +1,4 @@
-import type { StartFailureCause } from "../dash/inspection/start-check.js";
+import type { PackagerStart } from "../dash/native-packager.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import type { TsFanout } from "./ts/ts-fanout.js";
@@ -28,16 +28,8 @@ export interface Packager {
   readonly isReady: boolean;
   /** Resolves at the first publication (or at stop). */
   readonly ready: Promise<void>;
-  start(): Promise<
-    | { readonly ok: true }
-    | {
-        readonly ok: false;
-        readonly message: string;
-        readonly unsupported?: string;
-        /** Every retry would fail the same way: play requests answer with it at once. */
-        readonly cause?: StartFailureCause;
-      }
-  >;
+  /** `cause` set: every retry would fail the same way (play requests answer with it at once). */
+  start(): Promise<PackagerStart>;
   stop(): Promise<void>;
   bytesHeld(): number;
 }
