@@ -9,7 +9,7 @@ import { PacketReader } from "../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
 import type { Packager, PackagerContext } from "./packager.js";
 import { TsFanout } from "./ts/ts-fanout.js";
-import { TsWindow } from "./ts/ts-window.js";
+import { type TsProgramInfo, TsWindow } from "./ts/ts-window.js";
 
 /** Segment target of the TS engine: cut at the first random-access point at or after it. */
 export const TS_SEGMENT_TARGET_SEC = 2;
@@ -206,6 +206,13 @@ export class TsPackager implements Packager {
   /** RFC 6381 CODECS of the source's program, once its PMT and SPS were read. */
   get codecs(): string | undefined {
     return this.cutter.codecs;
+  }
+
+  /** What the master playlist says of the program: CODECS and RESOLUTION when read. */
+  tsProgram(): TsProgramInfo {
+    const size = this.cutter.pictureSize;
+    const codecs = this.cutter.codecs;
+    return { ...(codecs === undefined ? {} : { codecs }), ...(size ?? {}) };
   }
 }
 
