@@ -51,10 +51,12 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   const count = bytesOutCounter(o.stats);
 
   const ts = createTsLocalIngress(o);
+  // A `ts` channel on `engine: ffmpeg` is served from its folder, as a DASH one is.
+  const tsNative = (req: PlayRequest) =>
+    req.channel.ingress === "ts" && req.channel.engine !== "ffmpeg";
   return {
-    index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
-    live: (c, req, file) =>
-      req.channel.ingress === "ts" ? ts.live(c, req, file) : live(c, req, file),
+    index: (c, req) => (tsNative(req) ? ts.index(c, req) : index(c, req)),
+    live: (c, req, file) => (tsNative(req) ? ts.live(c, req, file) : live(c, req, file)),
     stream: (c, req, lease) => {
       if (req.channel.ingress === "ts") return ts.stream!(c, req, lease);
       // Extensions "MPEG-TS output" for DASH sources (a remux to TS) is not built yet.
