@@ -51,11 +51,12 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   const count = bytesOutCounter(o.stats);
 
   const ts = createTsLocalIngress(o);
-  // A `ts` channel on `engine: ffmpeg` is served from its folder, as a DASH one is.
+  // The `live/` files of a `ts` channel on `engine: ffmpeg` are served from its folder, as
+  // a DASH one's are; its index.m3u8 goes through the TS side (a 502 naming the reason).
   const tsNative = (req: PlayRequest) =>
     req.channel.ingress === "ts" && req.channel.engine !== "ffmpeg";
   return {
-    index: (c, req) => (tsNative(req) ? ts.index(c, req) : index(c, req)),
+    index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
     live: (c, req, file) => (tsNative(req) ? ts.live(c, req, file) : live(c, req, file)),
     stream: (c, req, lease) => {
       if (req.channel.ingress === "ts") return ts.stream!(c, req, lease);

@@ -18,6 +18,8 @@ export interface Packager {
   readonly publication: ChannelPublication | undefined;
   /** The MPEG-TS segments of a `ts` channel (the TS engine only). */
   readonly tsWindow?: TsWindow;
+  /** Additive `packager` fields of the session's `/v1/status` entry (TS engine). */
+  statusExtra?(): Record<string, number>;
   /** CODECS and RESOLUTION of a `ts` channel's program for its master playlist (TS engine). */
   tsProgram?(): TsProgramInfo;
   /** The live packets of a `ts` channel for `stream.ts` viewers (the TS engine only). */

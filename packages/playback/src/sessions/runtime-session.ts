@@ -282,7 +282,7 @@ export class RuntimeSession {
       last_error: this.lastError,
       generation: p?.generation ?? null,
       restarts: this.restarts,
-      packager: p ? { ...p.counters, bytes_held: p.bytesHeld() } : null,
+      packager: p ? { ...p.counters, bytes_held: p.bytesHeld(), ...p.statusExtra?.() } : null,
     };
   }
 }

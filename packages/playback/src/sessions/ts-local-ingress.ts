@@ -5,6 +5,7 @@ import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
 import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { alreadySent, writeDirectHead } from "../hls/direct-response.js";
 import { bytesOutCounter } from "./bytes-out-counter.js";
+import { serveFolderFile } from "./folder-output.js";
 import { mediaCacheControl, PLAYLIST_CACHE_CONTROL } from "./media-cache-control.js";
 import { clientSignal, gone, notReady, waitReady } from "./play-waits.js";
 import { answerPlaylistText } from "./playlist-text-answer.js";
@@ -74,6 +75,12 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
       if (!session) throw new GatewayError("not_ready", "channel is not running");
       await ready(c, session, req);
       const packager = session.packager;
+      if (packager?.folder !== undefined) {
+        // `engine: ffmpeg`: the master playlist ffmpeg wrote.
+        const r = await serveFolderFile(c, req, packager, "index.m3u8", "index");
+        count(session, r.bytes);
+        return r.response;
+      }
       const text = packager?.tsWindow?.renderMaster(packager.tsProgram?.() ?? {});
       if (text === undefined) throw notReady("channel is starting");
       const answer = answerPlaylistText(c, text, req);
