@@ -23,7 +23,7 @@ import type { SessionManager } from "./session-manager.js";
 import { Fmp4TsRelay } from "./ts/fmp4-ts-relay.js";
 import { createTsLocalIngress } from "./ts-local-ingress.js";
 import { STREAM_BACKLOG_MS, STREAM_QUEUE_BYTES } from "./ts-packager.js";
-import { answerStream, STREAM_HEAD } from "./ts-stream-answer.js";
+import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
@@ -92,8 +92,8 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     };
     return answerStream(
       c,
-      { build: o.build, withCors: o.withCors, count },
-      session,
+      { build: o.build, withCors: o.withCors },
+      sessionHost(session, count),
       fanoutOf,
       lease,
     );

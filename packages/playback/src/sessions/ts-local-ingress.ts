@@ -11,18 +11,7 @@ import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 import { parseTsLiveFile } from "./ts/ts-window.js";
-import { answerStream, STREAM_HEAD } from "./ts-stream-answer.js";
-
-/**
- * Extensions "MPEG-TS output" for an ingress it does not serve yet: a clear 404, never
- * an empty or fake stream.
- */
-export function streamNotSupported(ingress: string): GatewayError {
-  return new GatewayError(
-    "not_found",
-    `stream.ts is not available yet for channels with ingress ${ingress}; play index.m3u8`,
-  );
-}
+import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 
 export interface TsLocalIngressOptions {
   readonly sessions: SessionManager;
@@ -66,8 +55,8 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
       const fanoutOf = () => ready(c, session, req).then(() => session.packager?.fanout);
       return answerStream(
         c,
-        { build: o.build, withCors: o.withCors, count },
-        session,
+        { build: o.build, withCors: o.withCors },
+        sessionHost(session, count),
         fanoutOf,
         lease,
       );

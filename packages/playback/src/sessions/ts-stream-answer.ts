@@ -13,11 +13,25 @@ export const STREAM_HEAD = { "Content-Type": "video/mp2t", "Cache-Control": "no-
 export interface StreamAnswerOptions {
   readonly build: Build;
   readonly withCors: boolean;
-  readonly count: (session: RuntimeSession | undefined, bytes: number) => void;
+}
+
+/** What a viewer keeps alive and counts its bytes in: a runtime session, or a relay. */
+export interface StreamViewerHost {
+  /** Called every second while the viewer waits or reads. */
+  touch(): void;
+  count(bytes: number): void;
+}
+
+/** A runtime session as a viewer's host, its bytes counted by `count`. */
+export function sessionHost(
+  session: RuntimeSession,
+  count: (session: RuntimeSession | undefined, bytes: number) => void,
+): StreamViewerHost {
+  return { touch: () => session.touch(), count: (bytes) => count(session, bytes) };
 }
 
 /**
- * One `stream.ts` viewer (extensions "MPEG-TS output") of `session`: keeps the session
+ * One `stream.ts` viewer (extensions "MPEG-TS output") of `host`: keeps the host
  * touched and the seat renewed while it waits and reads, waits for `fanoutOf` (which
  * waits for the channel and may refuse it), then writes what the fan-out hands it for as
  * long as the client reads. Every ingress answers through here, so viewer seats,
@@ -26,7 +40,7 @@ export interface StreamAnswerOptions {
 export async function answerStream(
   c: Context<AppEnv>,
   o: StreamAnswerOptions,
-  session: RuntimeSession,
+  host: StreamViewerHost,
   fanoutOf: () => Promise<TsFanout | undefined>,
   lease?: () => void,
 ): Promise<Response> {
@@ -34,7 +48,7 @@ export async function answerStream(
   // A viewer that only reads (or waits for the first segment) is a viewer: the session
   // stays up and its seat held.
   const keep = setInterval(() => {
-    session.touch();
+    host.touch();
     if (++ticks % (LEASE_RENEW_MS / 1000) === 0) lease?.();
   }, 1000);
   let fanout: TsFanout | undefined;
@@ -66,7 +80,7 @@ export async function answerStream(
     write(bytes) {
       if (closed) return 0;
       out.write(bytes);
-      o.count(session, bytes.length);
+      host.count(bytes.length);
       return out.writableLength;
     },
     close() {
@@ -75,7 +89,7 @@ export async function answerStream(
       out.destroy();
     },
   });
-  session.touch();
+  host.touch();
   out.once("close", () => {
     closed = true;
     clearInterval(keep);
