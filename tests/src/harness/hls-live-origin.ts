@@ -19,9 +19,9 @@ export interface HlsLiveOrigin {
  * A loopback live HLS origin with MPEG-TS segments: one ffmpeg encoder (`-re`, H.264 with
  * an IDR every second + AAC, 1 s segments, a 6-segment window) writing into a temp dir,
  * and an HTTP server for its files: `/master.m3u8` (one variant), `/index.m3u8`,
- * `/seg-N.ts`. Every request is counted per path and user agent.
+ * `/seg-N.ts` (with `fmp4`: CMAF segments `/seg-N.m4s` and `/init.mp4`). Every request is counted per path and user agent.
  */
-export async function startHlsLiveOrigin(): Promise<HlsLiveOrigin> {
+export async function startHlsLiveOrigin(o: { fmp4?: boolean } = {}): Promise<HlsLiveOrigin> {
   const dir = mkdtempSync(join(tmpdir(), "hls-live-"));
   const ffmpeg: ChildProcess = spawn(
     "ffmpeg",
@@ -31,7 +31,9 @@ export async function startHlsLiveOrigin(): Promise<HlsLiveOrigin> {
       ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25"],
       ...["-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_list_size", "6"],
       ...["-hls_flags", "delete_segments+temp_file", "-master_pl_name", "master.m3u8"],
-      ...["-hls_segment_filename", join(dir, "seg-%d.ts"), join(dir, "index.m3u8")],
+      ...(o.fmp4 ? ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] : []),
+      ...["-hls_segment_filename", join(dir, o.fmp4 ? "seg-%d.m4s" : "seg-%d.ts")],
+      join(dir, "index.m3u8"),
     ],
     { stdio: ["ignore", "ignore", "ignore"] },
   );
@@ -47,7 +49,11 @@ export async function startHlsLiveOrigin(): Promise<HlsLiveOrigin> {
       res.writeHead(404).end();
       return;
     }
-    const type = path.endsWith(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t";
+    const type = path.endsWith(".m3u8")
+      ? "application/vnd.apple.mpegurl"
+      : path.endsWith(".ts")
+        ? "video/mp2t"
+        : "video/mp4";
     res.writeHead(200, { "content-type": type, "cache-control": "no-cache" });
     res.end(readFileSync(file));
   });

@@ -1,11 +1,10 @@
 import type { ChannelPublication } from "../../dash/publisher/channel-publication.js";
 import type { RenditionWindow } from "../../dash/publisher/rendition-window.js";
 import { type RemuxTrack, remuxSamples, remuxTrackOfInit } from "../../ts/fmp4-samples.js";
+import { TIME_OFFSET } from "../../ts/fmp4-segment-remuxer.js";
 import { TsMuxer } from "../../ts/ts-muxer.js";
 import { TsFanout } from "./ts-fanout.js";
 
-/** PTS/DTS run this far (90 kHz: 1.4 s) ahead of the media time, so the PCR never goes below 0. */
-const TIME_OFFSET = 126_000;
 /** A join point (the packets since the latest key frame) larger than this is not kept. */
 const MAX_JOIN_BYTES = 32 << 20;
 

@@ -1,4 +1,5 @@
 import { createDecipheriv } from "node:crypto";
+import { Fmp4SegmentRemuxer } from "../../ts/fmp4-segment-remuxer.js";
 import {
   chooseVariant,
   isMasterPlaylist,
@@ -29,6 +30,8 @@ export interface HlsTsRelayOptions {
 
 /** A media segment larger than this is refused (a live segment is seconds of media). */
 const MAX_SEGMENT_BYTES = 64 << 20;
+/** An init section larger than this is refused. */
+const MAX_INIT_BYTES = 1 << 20;
 /** Segments fetched ahead of the one being sent. */
 const AHEAD = 2;
 /** Slices a segment is sent in, spread over most of its duration. */
@@ -47,8 +50,8 @@ interface Fetched {
  * segments in order, paced over their duration, through a {@link TsFanout} (per-viewer
  * continuity counters, `discontinuity_indicator` at `#EXT-X-DISCONTINUITY` and at a gap,
  * slow readers dropped). It starts at the newest segment; a new viewer starts at the start
- * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); SAMPLE-AES
- * and fMP4 segments are refused with the reason.
+ * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); fMP4 (CMAF)
+ * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused.
  */
 export class HlsTsRelay {
   readonly fanout: TsFanout;
@@ -61,6 +64,7 @@ export class HlsTsRelay {
   private wake: (() => void) | undefined;
   private idleSince = Date.now();
   private readonly keys = new Map<string, Buffer>();
+  private remuxer: { map: string; remuxer: Fmp4SegmentRemuxer } | undefined;
   /** Segments fetched (one upstream request each), for `/v1/status`-style counters. */
   segmentsFetched = 0;
 
@@ -69,12 +73,23 @@ export class HlsTsRelay {
       this.settle = resolve;
     });
     this.fanout = new TsFanout({
-      joinPoint: () => this.current,
+      joinPoint: () => this.joinPoint(),
       maxQueuedBytes: o.maxQueuedBytes,
       maxBacklogMs: o.maxBacklogMs,
     });
     void this.produce().catch((err: unknown) => this.fail(String(err)));
     void this.send();
+  }
+
+  /**
+   * The packets of the segment being sent from its first PAT on (a segment may open with
+   * an SDT): a viewer's stream starts with PAT and PMT.
+   */
+  private joinPoint(): Buffer[] | undefined {
+    const current = this.current;
+    if (!current) return undefined;
+    const pat = current.findIndex((p) => p[1]! === 0x40 && p[2]! === 0);
+    return pat < 0 ? undefined : pat === 0 ? current : current.slice(pat);
   }
 
   get running(): boolean {
@@ -148,10 +163,6 @@ export class HlsTsRelay {
       for (const s of m.segments) {
         if (s.msn < next) continue;
         if (this.stopped) return;
-        if (s.map !== undefined)
-          return this.fail(
-            "the channel's HLS segments are fMP4 (CMAF); stream.ts carries HLS channels with MPEG-TS segments",
-          );
         if (s.key && s.key.method !== "AES-128")
           return this.fail(
             `the channel's HLS segments are encrypted with ${s.key.method}, which stream.ts cannot decrypt`,
@@ -161,7 +172,8 @@ export class HlsTsRelay {
         const packets = await this.segmentPackets(s);
         next = s.msn + 1;
         if (typeof packets === "string") {
-          if (this.segmentsFetched === 0) return this.fail(packets);
+          // Nothing sent yet: the source cannot be played, say why.
+          if (this.current === undefined && this.queue.length === 0) return this.fail(packets);
           gap = true;
           continue;
         }
@@ -195,6 +207,7 @@ export class HlsTsRelay {
         return `segment ${s.msn}: AES-128 decryption failed`;
       }
     }
+    if (s.map !== undefined) return this.remuxed(s.map, s.msn, bytes);
     let at = 0;
     while (at < Math.min(bytes.length, PACKET_SIZE) && bytes[at] !== SYNC_BYTE) at++;
     if (
@@ -206,6 +219,23 @@ export class HlsTsRelay {
     for (; at + PACKET_SIZE <= bytes.length; at += PACKET_SIZE)
       if (bytes[at] === SYNC_BYTE) packets.push(bytes.subarray(at, at + PACKET_SIZE));
     return packets;
+  }
+
+  /** A CMAF (fMP4) segment remuxed to TS, with the init section of `map` (fetched once). */
+  private async remuxed(map: string, msn: number, bytes: Buffer): Promise<Buffer[] | string> {
+    if (this.remuxer?.map !== map) {
+      const init = await this.o.fetch(map, MAX_INIT_BYTES);
+      if (!init.ok) return `the init section: ${init.message}`;
+      const r = Fmp4SegmentRemuxer.of(init.bytes);
+      if (!r.ok) {
+        this.fail(`stream.ts cannot carry this channel: ${r.error}`);
+        return r.error;
+      }
+      // A new init section is a new source for the player.
+      this.remuxer = { map, remuxer: r.value };
+    }
+    const packets = this.remuxer.remuxer.segment(bytes);
+    return packets.ok ? packets.value : `segment ${msn}: ${packets.error}`;
   }
 
   private async key(uri: string | undefined): Promise<Buffer | string> {
