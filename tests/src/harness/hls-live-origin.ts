@@ -19,9 +19,12 @@ export interface HlsLiveOrigin {
  * A loopback live HLS origin with MPEG-TS segments: one ffmpeg encoder (`-re`, H.264 with
  * an IDR every second + AAC, 1 s segments, a 6-segment window) writing into a temp dir,
  * and an HTTP server for its files: `/master.m3u8` (one variant), `/index.m3u8`,
- * `/seg-N.ts` (with `fmp4`: CMAF segments `/seg-N.m4s` and `/init.mp4`). Every request is counted per path and user agent.
+ * `/seg-N.ts` (with `fmp4`: CMAF segments `/seg-N.m4s` and `/init.mp4`; with `aesKey`:
+ * AES-128 segments and their key at `/key.bin`). Every request is counted per path and user agent.
  */
-export async function startHlsLiveOrigin(o: { fmp4?: boolean } = {}): Promise<HlsLiveOrigin> {
+export async function startHlsLiveOrigin(
+  o: { fmp4?: boolean; aesKey?: string } = {},
+): Promise<HlsLiveOrigin> {
   const dir = mkdtempSync(join(tmpdir(), "hls-live-"));
   const ffmpeg: ChildProcess = spawn(
     "ffmpeg",
@@ -44,6 +47,11 @@ export async function startHlsLiveOrigin(o: { fmp4?: boolean } = {}): Promise<Hl
     const byPath = hits.get(agent) ?? new Map<string, number>();
     hits.set(agent, byPath);
     byPath.set(path, (byPath.get(path) ?? 0) + 1);
+    if (path === "/key.bin" && o.aesKey) {
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(Buffer.from(o.aesKey, "hex"));
+      return;
+    }
     const file = join(dir, path.slice(1));
     if (!/^\/[\w.-]+$/.test(path) || !existsSync(file)) {
       res.writeHead(404).end();

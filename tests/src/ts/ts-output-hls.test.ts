@@ -31,6 +31,7 @@ describe("stream.ts of an HLS channel with TS segments (lite binary)", () => {
         channel("h1", "/master.m3u8"),
         channel("h2", "/index.m3u8"),
         channel("gone", "/nothing.m3u8"),
+        { ...channel("one", "/index.m3u8"), max_viewers: 1 },
       ],
     });
   });
@@ -72,6 +73,18 @@ describe("stream.ts of an HLS channel with TS segments (lite binary)", () => {
       ],
       probed.errors,
     );
+  });
+
+  it("a viewer holds a max_viewers seat while it reads", async () => {
+    const first = readFor(stream("one"), 6000);
+    await new Promise((r) => setTimeout(r, 3000));
+    const second = await fetch(stream("one"));
+    assert.equal(second.status, 429);
+    const body = (await second.json()) as { error: { code: string } };
+    assert.equal(body.error.code, "too_many_requests");
+    const v = await first;
+    assert.equal(v.status, 200);
+    assert.equal(continuityErrors(v.bytes), 0);
   });
 
   it("a source that fails answers 502 naming why", async () => {
