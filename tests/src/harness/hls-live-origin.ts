@@ -19,8 +19,8 @@ export interface HlsLiveOrigin {
  * A loopback live HLS origin with MPEG-TS segments: one ffmpeg encoder (`-re`, H.264 with
  * an IDR every second + AAC, 1 s segments, a 6-segment window) writing into a temp dir,
  * and an HTTP server for its files: `/master.m3u8` (one variant), `/index.m3u8`,
- * `/seg-N.ts` (with `fmp4`: CMAF segments `/seg-N.m4s` and `/init.mp4`; with `aesKey`:
- * AES-128 segments and their key at `/key.bin`). Every request is counted per path and user agent.
+ * `/seg-N.ts` (with `fmp4`: CMAF segments `/seg-N.m4s` and `/init.mp4`; with `aesKey`, 16
+ * characters: AES-128 segments and their key, those 16 bytes, at `/key.bin`). Every request is counted per path and user agent.
  */
 export async function startHlsLiveOrigin(
   o: { fmp4?: boolean; aesKey?: string } = {},
@@ -35,10 +35,14 @@ export async function startHlsLiveOrigin(
       ...["-c:a", "aac", "-f", "hls", "-hls_time", "1", "-hls_list_size", "6"],
       ...["-hls_flags", "delete_segments+temp_file", "-master_pl_name", "master.m3u8"],
       ...(o.fmp4 ? ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4"] : []),
+      ...(o.aesKey
+        ? ["-hls_enc", "1", "-hls_enc_key", o.aesKey, "-hls_enc_key_url", "key.bin"]
+        : []),
       ...["-hls_segment_filename", join(dir, o.fmp4 ? "seg-%d.m4s" : "seg-%d.ts")],
       join(dir, "index.m3u8"),
     ],
-    { stdio: ["ignore", "ignore", "ignore"] },
+    // cwd: ffmpeg writes the key file (`-hls_enc`) beside where it runs.
+    { stdio: ["ignore", "ignore", "ignore"], cwd: dir },
   );
   const hits = new Map<string, Map<string, number>>();
   const server = createServer((req, res) => {
@@ -49,7 +53,8 @@ export async function startHlsLiveOrigin(
     byPath.set(path, (byPath.get(path) ?? 0) + 1);
     if (path === "/key.bin" && o.aesKey) {
       res.writeHead(200, { "content-type": "application/octet-stream" });
-      res.end(Buffer.from(o.aesKey, "hex"));
+      // ffmpeg takes `-hls_enc_key` as the 16 key bytes themselves (a 16-character string).
+      res.end(Buffer.from(o.aesKey, "latin1"));
       return;
     }
     const file = join(dir, path.slice(1));

@@ -6,7 +6,8 @@ import { playWithFfmpeg } from "../harness/media-probe.js";
 import { authSection } from "../harness/users.js";
 import { continuityErrors, pidAt, readFor } from "./stream-ts-checks.js";
 
-const KEY = "00112233445566778899aabbccddeeff";
+/** 16 characters: ffmpeg encrypts with these 16 bytes. */
+const KEY = "k3y-for-tests-01";
 
 // Extensions "MPEG-TS output" for an `hls` channel with AES-128 segments: the relay
 // fetches the key once and decrypts. One encoder (loopback).
