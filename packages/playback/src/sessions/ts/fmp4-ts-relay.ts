@@ -148,7 +148,8 @@ export class Fmp4TsRelay {
         this.lanes.push({
           kind,
           window,
-          next: Math.max(0, window.lastMsn),
+          // -1: no complete segment yet; the newest one, once there is one.
+          next: window.lastMsn,
           mapIndex: undefined,
           track: undefined,
           queue: [],
@@ -160,6 +161,10 @@ export class Fmp4TsRelay {
   private pull(): void {
     for (const lane of this.lanes) {
       const w = lane.window;
+      if (lane.next < 0) {
+        if (w.lastMsn < 0) continue;
+        lane.next = w.lastMsn;
+      }
       while (lane.next <= w.lastMsn) {
         let seg = w.segments.find((s) => s.msn === lane.next);
         let fellOut = false;
