@@ -10,11 +10,11 @@ import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
+import { createHlsStreamRelays } from "./hls-stream-relays.js";
 import { playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
-import { streamNotSupported } from "./sessions/ts-local-ingress.js";
 import { serveUpstream } from "./upstream-proxy.js";
 
 const PLAY_ERRORS = ["not_found", "upstream_error", "unavailable", "not_ready"] as const;
@@ -243,6 +243,8 @@ export function createPlayRoutes(
     c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
   });
 
+  const hlsStreams = createHlsStreamRelays(rt);
+
   const handlers = {
     index: (c: Context<AppEnv>) => index(c, c.req.param("id") ?? ""),
 
@@ -257,9 +259,6 @@ export function createPlayRoutes(
         id,
         c.req.method === "HEAD" ? "probe" : "index",
       );
-      if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
-      if (localIngress?.stream === undefined)
-        throw new GatewayError("not_ready", "local packaging is not available");
       const max = req.channel.max_viewers;
       const renew =
         seat === undefined || max === null
@@ -270,6 +269,14 @@ export function createPlayRoutes(
                 () => undefined,
               );
             };
+      if (!isPackagedIngress(req.channel.ingress)) {
+        const source = resolveChannelSource(req.channel, catalog);
+        if (source === undefined)
+          throw new GatewayError("upstream_error", "channel source is not configured");
+        return hlsStreams.stream(c, req, source, renew);
+      }
+      if (localIngress?.stream === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
       return localIngress.stream(c, req, renew);
     },
 
