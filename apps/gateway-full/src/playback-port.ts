@@ -26,6 +26,7 @@ export function createPlaybackPort(): PlaybackPort {
       warmup: (id) => stack().sessions.warmup(id),
       stop: (id, requestId) => stack().sessions.stop(id, requestId),
       stopForwarded: (id, token) => stack().sessions.stopForwarded(id, token),
+      upstreams: () => stack().sessions.upstreams(),
     },
     clusterSessions: {
       self: () => stack().cluster.self(),

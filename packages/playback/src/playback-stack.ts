@@ -23,6 +23,7 @@ import { checkFfmpeg, type FfmpegStatus } from "./sessions/ffmpeg/ffmpeg-check.j
 import { dashReadiness } from "./sessions/ffmpeg/readiness.js";
 import type { SessionStatus } from "./sessions/runtime-session.js";
 import { createSessionManager, type WarmupResult } from "./sessions/session-manager.js";
+import type { UpstreamConnections } from "./sessions/upstream-limits.js";
 import { resolveUrlSigningKey } from "./signing-key.js";
 
 /** What the playback stack is built from; the app decides where each comes from. */
@@ -72,6 +73,8 @@ export interface PlaybackSessions {
   stop(channelId: string, requestId?: string): Promise<boolean>;
   /** A stop another instance forwarded: undefined when its token is not good. */
   stopForwarded(channelId: string, token: string): Promise<boolean | undefined>;
+  /** Extensions "Connection limits": this instance's connections per configured upstream. */
+  upstreams(): UpstreamConnections[];
 }
 
 /** Built once per process by {@link createPlaybackStack}. */
@@ -220,6 +223,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
         cluster === undefined ? manager.stop(id) : cluster.stopSession(id, requestId),
       stopForwarded: (id, token) =>
         cluster === undefined ? Promise.resolve(undefined) : cluster.stopForwarded(id, token),
+      upstreams: () => manager.upstreams(),
     },
     cluster: {
       self: () =>

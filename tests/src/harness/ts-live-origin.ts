@@ -20,29 +20,58 @@ export interface TsLiveOrigin {
 
 /**
  * A loopback origin of a live, endless MPEG-TS: one ffmpeg encoder (`-re`, H.264 with an
- * IDR every second + AAC) whose output is piped to every client, as a TS headend would.
+ * IDR every second + AAC, or H.265 / AC-3 / a timestamp offset as asked) whose output is
+ * piped to every client, as a TS headend would.
  *
  * - `/live.ts`: the stream, for as long as the client reads;
  * - `/drop.ts`: the stream, but each connection is cut after `dropAfterMs`;
  * - `/stall.ts`: the stream, but each connection falls silent (and stays open) after
  *   `dropAfterMs`;
- * - `/garbage.ts`: 96 KiB of an HLS playlist under `video/mp2t`, then the end.
+ * - `/garbage.ts`: 96 KiB of an HLS playlist under `video/mp2t`, then the end;
+ * - `/page.ts`: an HTML page that never ends (a provider's error page behind a proxy).
  */
-export async function startTsLiveOrigin(o: { dropAfterMs?: number } = {}): Promise<TsLiveOrigin> {
-  const ffmpeg: ChildProcess = spawn(
-    "ffmpeg",
-    [
-      ...["-hide_banner", "-nostdin", "-loglevel", "error", "-re"],
-      ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine"],
-      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "25"],
-      ...["-c:a", "aac", "-f", "mpegts", "pipe:1"],
-    ],
-    { stdio: ["ignore", "pipe", "ignore"] },
-  );
+export interface TsLiveOriginOptions {
+  readonly dropAfterMs?: number;
+  /** `h265`: libx265 instead of libx264 (an IRAP every second either way). */
+  readonly video?: "h264" | "h265";
+  /** `ac3`: AC-3 instead of AAC. */
+  readonly audio?: "aac" | "ac3";
+  /** ffmpeg's `-output_ts_offset` in seconds (near 2^33 / 90000 for a PTS wrap). */
+  readonly tsOffsetSec?: number;
+  /** The encoder starts at the first stream connection, not with the origin. */
+  readonly lazy?: boolean;
+}
+
+export async function startTsLiveOrigin(o: TsLiveOriginOptions = {}): Promise<TsLiveOrigin> {
+  const video =
+    o.video === "h265"
+      ? [
+          "-c:v",
+          "libx265",
+          "-preset",
+          "ultrafast",
+          "-x265-params",
+          "keyint=25:min-keyint=25:log-level=error",
+        ]
+      : ["-c:v", "libx264", "-preset", "ultrafast", "-g", "25"];
+  const args = [
+    ...["-hide_banner", "-nostdin", "-loglevel", "error", "-re"],
+    ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i", "sine"],
+    ...[...video, "-pix_fmt", "yuv420p"],
+    ...["-c:a", o.audio ?? "aac"],
+    ...(o.tsOffsetSec === undefined ? [] : ["-output_ts_offset", String(o.tsOffsetSec)]),
+    ...["-f", "mpegts", "pipe:1"],
+  ];
   const clients = new Set<ServerResponse>();
-  ffmpeg.stdout!.on("data", (chunk: Buffer) => {
-    for (const res of clients) res.write(chunk);
-  });
+  let ffmpeg: ChildProcess | undefined;
+  const encode = () => {
+    if (ffmpeg !== undefined) return;
+    ffmpeg = spawn("ffmpeg", args, { stdio: ["ignore", "pipe", "ignore"] });
+    ffmpeg.stdout!.on("data", (chunk: Buffer) => {
+      for (const res of clients) res.write(chunk);
+    });
+  };
+  if (!o.lazy) encode();
   const connections: TsConnection[] = [];
   const garbage = Buffer.from(
     "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg.ts\n".repeat(2000),
@@ -60,12 +89,20 @@ export async function startTsLiveOrigin(o: { dropAfterMs?: number } = {}): Promi
       res.end(garbage);
       return;
     }
+    if (path === "/page.ts") {
+      res.writeHead(200, { "content-type": "video/mp2t" });
+      const page = Buffer.from("<!DOCTYPE html><html><body>".padEnd(4096, " "));
+      const timer = setInterval(() => res.write(page), 50);
+      res.once("close", () => clearInterval(timer));
+      return;
+    }
     if (path !== "/live.ts" && path !== "/drop.ts" && path !== "/stall.ts") {
       res.writeHead(404).end();
       return;
     }
     res.writeHead(200, { "content-type": "video/mp2t" });
     clients.add(res);
+    encode();
     if (path === "/drop.ts") setTimeout(() => res.destroy(), o.dropAfterMs ?? 4000).unref();
     if (path === "/stall.ts") setTimeout(() => clients.delete(res), o.dropAfterMs ?? 4000).unref();
   });
@@ -79,7 +116,7 @@ export async function startTsLiveOrigin(o: { dropAfterMs?: number } = {}): Promi
       return { total: mine.length, open: mine.filter((c) => c.open).length };
     },
     async stop() {
-      ffmpeg.kill("SIGKILL");
+      ffmpeg?.kill("SIGKILL");
       for (const res of clients) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

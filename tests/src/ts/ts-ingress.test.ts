@@ -36,6 +36,15 @@ async function get(url: string) {
   return { status: r.status, headers: r.headers, bytes, text: bytes.toString("utf8") };
 }
 
+/** The media playlist a master playlist (`index.m3u8`) names; the answer itself when not 200. */
+async function getMedia(url: string) {
+  const master = await get(url);
+  if (master.status !== 200) return master;
+  const uri = master.text.split("\n").find((l) => l !== "" && !l.startsWith("#"));
+  assert.ok(uri, master.text);
+  return get(uri);
+}
+
 /** EXTINF durations and absolute URIs of a media playlist. */
 function entries(text: string): { duration: number; uri: string }[] {
   const lines = text.split("\n");
@@ -87,8 +96,32 @@ describe("ingress: ts through the lite binary", () => {
     await gw?.stop();
   });
 
-  it("answers a media playlist of TS segments under live/ with the generation", async () => {
+  it("answers a master playlist with CODECS and RESOLUTION read from the PMT and SPS", async () => {
     const r = await get(play("t1"));
+    assert.equal(r.status, 200, r.text);
+    assert.match(r.headers.get("content-type") ?? "", /mpegurl/);
+    assert.equal(r.headers.get("cache-control"), "no-cache");
+    const m =
+      /^#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:BANDWIDTH=(\d+),CODECS="(avc1\.[0-9a-f]{6},mp4a\.40\.2)",RESOLUTION=320x240\n(\S+)\n$/.exec(
+        r.text,
+      );
+    assert.ok(m, r.text);
+    assert.ok(Number(m[1]) > 10_000, `BANDWIDTH ${m[1]}`);
+    // x264's ultrafast preset writes Constrained Baseline (profile_idc 66, constraint 0xC0).
+    assert.match(m[2]!, /^avc1\.42c0/);
+    const u = new URL(m[3]!);
+    assert.equal(u.pathname, "/v1/play/t1/live/media.m3u8");
+    assert.match(u.searchParams.get("g") ?? "", /^[0-9a-z]+$/);
+    // Another generation's media playlist redirects to the current one.
+    const old = new URL(u);
+    old.searchParams.set("g", "0old0");
+    const moved = await get(old.href);
+    assert.equal(moved.status, 307);
+    assert.equal(new URL(moved.headers.get("location") ?? "", gw.url).href, u.href);
+  });
+
+  it("answers a media playlist of TS segments under live/ with the generation", async () => {
+    const r = await getMedia(play("t1"));
     assert.equal(r.status, 200, r.text);
     assert.match(r.headers.get("content-type") ?? "", /mpegurl/);
     assert.equal(r.headers.get("cache-control"), "no-cache");
@@ -109,7 +142,7 @@ describe("ingress: ts through the lite binary", () => {
   });
 
   it("serves each segment as immutable MPEG-TS that starts with PAT and PMT and ffprobe reads", async () => {
-    const text = (await get(play("t1"))).text;
+    const text = (await getMedia(play("t1"))).text;
     const e = entries(text).at(-1)!;
     const seg = await get(e.uri);
     assert.equal(seg.status, 200);
@@ -142,7 +175,7 @@ describe("ingress: ts through the lite binary", () => {
       const deadline = Date.now() + 8000;
       let fetched = 0;
       while (Date.now() < deadline) {
-        const list = entries((await get(play("t1"))).text);
+        const list = entries((await getMedia(play("t1"))).text);
         const seg = await get(list.at(-1)!.uri);
         assert.equal(seg.status, 200);
         fetched += 1;
@@ -178,7 +211,7 @@ describe("ingress: ts through the lite binary", () => {
     const text = await until(
       "a discontinuity after the origin dropped the connection",
       async () => {
-        const r = await get(play("flaky"));
+        const r = await getMedia(play("flaky"));
         assert.equal(r.status, 200, r.text);
         const msn = mediaSequence(r.text);
         assert.ok(msn >= last, `media sequence went back: ${last} → ${msn}`);
@@ -209,7 +242,7 @@ describe("ingress: ts through the lite binary: a stalled source", () => {
       const text = await until(
         "a discontinuity after the source fell silent",
         async () => {
-          const r = await get(play);
+          const r = await getMedia(play);
           return r.text.includes("#EXT-X-DISCONTINUITY\n") ? r.text : undefined;
         },
         30_000,
@@ -274,7 +307,7 @@ describe("ingress: ts through the full binary", () => {
     });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error.message, /"ts"/);
-    const r = await get(`${gw.url}/v1/play/f2/index.m3u8`);
+    const r = await getMedia(`${gw.url}/v1/play/f2/index.m3u8`);
     assert.equal(r.status, 200, r.text);
     const seg = await get(uriLines(r.text).at(-1)!);
     assert.equal(seg.status, 200);

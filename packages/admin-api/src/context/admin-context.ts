@@ -38,6 +38,12 @@ export interface SessionControl {
    * session of this instance was stopped.
    */
   stopForwarded?(channelId: string, token: string): Promise<boolean | undefined>;
+  /** Extensions "Connection limits": this instance's running sessions per configured upstream. */
+  upstreams?(): readonly {
+    readonly id: string;
+    readonly connections: number;
+    readonly max_connections: number | null;
+  }[];
 }
 
 export type WarmupAnswer =

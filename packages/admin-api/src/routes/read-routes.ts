@@ -87,6 +87,11 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
         goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
         session_count: sessions.length,
         sessions,
+        // Extensions "Connection limits": an additive field, there once an upstream has
+        // `max_connections`, so the specification's shape is unchanged otherwise.
+        ...(ctx.config.upstreams.some((u) => u.max_connections !== undefined)
+          ? { upstreams: ctx.sessions.upstreams?.() ?? [] }
+          : {}),
       });
     },
 

@@ -50,6 +50,8 @@ export interface Channel {
 export interface Upstream {
   readonly id: string;
   readonly base_url: string;
+  /** Extensions "Connection limits": channels pulled at once from this upstream; absent: no limit. */
+  readonly max_connections?: number | undefined;
 }
 
 /** Read access to the channels, in catalog order (`sort_order`, then id). */

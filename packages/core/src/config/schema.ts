@@ -235,6 +235,15 @@ export const configSchema = v.strictObject({
           v.regex(/^[A-Za-z0-9._-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ -"),
         ),
         base_url: httpUrl("must be an absolute http(s) URL"),
+        // Extensions "Connection limits": channels pulled at once from this provider.
+        max_connections: v.optional(
+          v.pipe(
+            v.number(),
+            v.integer("must be an integer"),
+            v.minValue(1, "must be 1..10000"),
+            v.maxValue(10000, "must be 1..10000"),
+          ),
+        ),
       }),
     ),
     [],

@@ -57,10 +57,13 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
 
   const ts = createTsLocalIngress(o);
   const relays = new Map<string, { session: RuntimeSession; relay: Fmp4TsRelay }>();
+  // The `live/` files of a `ts` channel on `engine: ffmpeg` are served from its folder, as
+  // a DASH one's are; its index.m3u8 goes through the TS side (a 502 naming the reason).
+  const tsNative = (req: PlayRequest) =>
+    req.channel.ingress === "ts" && req.channel.engine !== "ffmpeg";
   return {
     index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
-    live: (c, req, file) =>
-      req.channel.ingress === "ts" ? ts.live(c, req, file) : live(c, req, file),
+    live: (c, req, file) => (tsNative(req) ? ts.live(c, req, file) : live(c, req, file)),
     stream: (c, req, lease) =>
       req.channel.ingress === "ts" ? ts.stream!(c, req, lease) : remuxed(c, req, lease),
   };

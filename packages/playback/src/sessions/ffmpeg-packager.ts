@@ -18,6 +18,7 @@ import { ffmpegLayout } from "./ffmpeg/ffmpeg-layout.js";
 import type { FfmpegSessionStatus, SupervisionOptions } from "./ffmpeg/ffmpeg-session-types.js";
 import { type FfmpegSession, startFfmpegSession } from "./ffmpeg/ffmpeg-supervisor.js";
 import type { Packager, PackagerContext } from "./packager.js";
+import { checkTsSource } from "./ts/ts-source-check.js";
 
 /** What the compatibility engine needs besides one generation's {@link PackagerContext}. */
 export interface FfmpegEngineOptions {
@@ -39,6 +40,12 @@ export interface FfmpegEngineOptions {
   readonly egressProxy?: Pick<EgressProxy, "url" | "admit">;
   readonly output?: HlsOutputOptions;
   readonly supervision?: SupervisionOptions;
+  /**
+   * `ts`: the source is a continuous MPEG-TS (`ingress: ts`, extensions "MPEG-TS
+   * ingress"): no MPD is read, the bytes are checked as TS first, ffmpeg maps its
+   * default choice and writes TS segments. Default `dash`.
+   */
+  readonly sourceFormat?: "dash" | "ts";
 }
 
 /**
@@ -92,6 +99,7 @@ export class FfmpegPackager implements Packager {
   }
 
   async start(): Promise<{ ok: true } | { ok: false; message: string; cause?: StartFailureCause }> {
+    if (this.o.sourceFormat === "ts") return this.startTs();
     const { ctx, o } = this;
     const mpd = await fetchBytes(
       {
@@ -158,7 +166,43 @@ export class FfmpegPackager implements Packager {
       ...(o.supervision ? { supervision: o.supervision } : {}),
     });
     if (!started.ok) return { ok: false, message: started.error };
-    const session = started.value;
+    this.follow(started.value);
+    return { ok: true };
+  }
+
+  /** A `ts` channel: the source checked as MPEG-TS through egress, then ffmpeg over it. */
+  private async startTs(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const { ctx, o } = this;
+    const checked = await checkTsSource(
+      {
+        egress: o.egress,
+        channelId: ctx.channelId,
+        headers: ctx.headers,
+        signal: this.abort.signal,
+      },
+      ctx.sourceUrl,
+    );
+    if (!checked.ok) return checked;
+    if (this.abort.signal.aborted) return { ok: false, message: "stopped" };
+    const started = await startFfmpegSession({
+      ffmpegPath: o.ffmpegPath,
+      dataDir: o.dataDir,
+      channelId: ctx.channelId,
+      generation: ctx.generation,
+      source: { url: ctx.sourceUrl, headers: ctx.headers },
+      ...(o.egressProxy === undefined ? {} : { egressProxy: o.egressProxy }),
+      sourceOrigin: new URL(ctx.sourceUrl).origin,
+      // The native TS engine's shape: MPEG-TS segments (the source's codecs copied).
+      output: { ...o.output, segmentType: "mpegts" },
+      ...(o.supervision ? { supervision: o.supervision } : {}),
+    });
+    if (!started.ok) return { ok: false, message: started.error };
+    this.follow(started.value);
+    return { ok: true };
+  }
+
+  /** Follows a started ffmpeg session: ready at its first playlist, every exit reported. */
+  private follow(session: FfmpegSession): void {
     this.session = session;
     session.on("state", (s) => this.onState(s));
     session.on("exit", (exit) => {
@@ -175,7 +219,6 @@ export class FfmpegPackager implements Packager {
       else this.ctx.onFatal(message);
     });
     this.onState(session.status());
-    return { ok: true };
   }
 
   private onState(s: FfmpegSessionStatus): void {

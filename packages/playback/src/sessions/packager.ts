@@ -2,7 +2,7 @@ import type { PackagerStart } from "../dash/native-packager.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import type { TsFanout } from "./ts/ts-fanout.js";
-import type { SegmentContinuity, TsWindow } from "./ts/ts-window.js";
+import type { SegmentContinuity, TsProgramInfo, TsWindow } from "./ts/ts-window.js";
 
 /**
  * What a session needs from a packaging engine. The native engine
@@ -18,6 +18,10 @@ export interface Packager {
   readonly publication: ChannelPublication | undefined;
   /** The MPEG-TS segments of a `ts` channel (the TS engine only). */
   readonly tsWindow?: TsWindow;
+  /** Additive `packager` fields of the session's `/v1/status` entry (TS engine). */
+  statusExtra?(): Record<string, number>;
+  /** CODECS and RESOLUTION of a `ts` channel's program for its master playlist (TS engine). */
+  tsProgram?(): TsProgramInfo;
   /** The live packets of a `ts` channel for `stream.ts` viewers (the TS engine only). */
   readonly fanout?: TsFanout;
   /** The folder of the HLS files the engine writes (compatibility engine only). */
@@ -54,4 +58,6 @@ export interface SessionEngines {
   readonly ffmpeg?: PackagerFactory;
   /** The TS engine of `ingress: ts` channels; without it their sessions fail. */
   readonly ts?: PackagerFactory;
+  /** `engine: ffmpeg` for `ingress: ts` channels (the compatibility engine over the TS source). */
+  readonly tsFfmpeg?: PackagerFactory;
 }

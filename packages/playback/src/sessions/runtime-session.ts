@@ -82,7 +82,10 @@ export class RuntimeSession {
     readonly mode: SessionMode,
     private readonly deps: SessionDeps,
   ) {
-    this.engine = channel.engine === "ffmpeg" && channel.ingress === "dash" ? "ffmpeg" : "native";
+    this.engine =
+      channel.engine === "ffmpeg" && (channel.ingress === "dash" || channel.ingress === "ts")
+        ? "ffmpeg"
+        : "native";
   }
 
   /** Read through a method: `await`s in between may have moved the state. */
@@ -129,14 +132,17 @@ export class RuntimeSession {
     for (;;) {
       const ts = this.channel.ingress === "ts";
       const factory = ts
-        ? this.deps.engines.ts
+        ? choice.engine === "ffmpeg"
+          ? this.deps.engines.tsFfmpeg
+          : this.deps.engines.ts
         : choice.engine === "native"
           ? this.deps.engines.native
           : this.deps.engines.ffmpeg;
       this.engine = choice.engine;
       this.fallbackReason = choice.fallbackReason;
       if (factory === undefined) {
-        if (ts) return this.fail("the MPEG-TS engine is not available");
+        if (ts && choice.engine === "native")
+          return this.fail("the MPEG-TS engine is not available");
         const why = choice.fallbackReason === null ? "" : ` (native: ${choice.fallbackReason})`;
         return this.fail(`the ffmpeg compatibility engine is not available${why}`);
       }
@@ -276,7 +282,7 @@ export class RuntimeSession {
       last_error: this.lastError,
       generation: p?.generation ?? null,
       restarts: this.restarts,
-      packager: p ? { ...p.counters, bytes_held: p.bytesHeld() } : null,
+      packager: p ? { ...p.counters, bytes_held: p.bytesHeld(), ...p.statusExtra?.() } : null,
     };
   }
 }

@@ -7,6 +7,7 @@ import {
 } from "@svc/core/catalog";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
+import { GatewayError } from "@svc/core/errors";
 import { decryptingTransforms } from "../cenc/fragment-decryption.js";
 import { type KeyTable, keyTableFromHex } from "../cenc/kid.js";
 import { NativePackager } from "../dash/native-packager.js";
@@ -23,6 +24,7 @@ import {
 } from "./runtime-session.js";
 import type { SessionState } from "./session-states.js";
 import { TsPackager } from "./ts-packager.js";
+import { decideSeat, type UpstreamConnections, upstreamConnections } from "./upstream-limits.js";
 
 export interface SessionManagerOptions {
   readonly config: GatewayConfig;
@@ -68,7 +70,8 @@ export interface SessionManager {
   /**
    * The session a play request uses: the running one (touched), or a new one when the
    * channel is `on_demand`; undefined when the channel is not locally packaged or may
-   * not start on demand.
+   * not start on demand. Throws 503 `unavailable` when the channel's upstream is at its
+   * `max_connections` and no session of it is without viewers (upstream-limits.ts).
    */
   open(channel: Channel): RuntimeSession | undefined;
   get(channelId: string): RuntimeSession | undefined;
@@ -78,6 +81,8 @@ export interface SessionManager {
   stop(channelId: string): Promise<boolean>;
   /** Status of every session (spec `/v1/status` `sessions`), optionally filtered. */
   list(filter?: (channelId: string) => boolean): SessionStatus[];
+  /** `/v1/status` `upstreams`: running sessions per configured upstream and its limit. */
+  upstreams(): UpstreamConnections[];
   /** Starts the sessions of `autostart` DASH and TS channels (call once the server listens). */
   startAutostart(): void;
   /** Stops every session (shutdown). */
@@ -127,7 +132,23 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         prefs: (id) => preferencesOf(o.catalog.get(id)),
       }));
   const ts: PackagerFactory = (ctx) => new TsPackager({ ...ctx, egress: o.egress });
-  const engines: SessionEngines = { native, ts, ...(ffmpeg ? { ffmpeg } : {}) };
+  const tsFfmpeg: PackagerFactory | undefined =
+    o.ffmpeg &&
+    ((ctx) =>
+      new FfmpegPackager(ctx, {
+        ...o.ffmpeg!,
+        egress: o.egress,
+        ffmpegPath: o.config.media.ffmpeg_path,
+        maxMpdBytes: o.config.security.max_playlist_bytes,
+        keys: () => new Map(),
+        sourceFormat: "ts",
+      }));
+  const engines: SessionEngines = {
+    native,
+    ts,
+    ...(ffmpeg ? { ffmpeg } : {}),
+    ...(tsFfmpeg ? { tsFfmpeg } : {}),
+  };
   const deps = {
     engines,
     timings: o.stallTimings ?? DEFAULT_STALL_TIMINGS,
@@ -159,6 +180,27 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     // A session started again meanwhile keeps the lease.
     if (o.ownership !== undefined && !sessions.has(id)) o.ownership.release(id);
     return true;
+  };
+
+  /**
+   * Extensions "Connection limits": a seat at the channel's upstream, a session without
+   * viewers stopped for it when the upstream is full; the refusal's message otherwise.
+   */
+  const seat = (channel: Channel): string | undefined => {
+    const d = decideSeat(channel, sessions.values(), o.catalog, Date.now());
+    if (d.kind === "full") {
+      log("upstream full", { channel_id: channel.id, upstream: channel.upstream });
+      return d.message;
+    }
+    if (d.kind === "evict") {
+      log("session stopped for the upstream limit", {
+        channel_id: d.session.channel.id,
+        for_channel: channel.id,
+        upstream: channel.upstream,
+      });
+      void stop(d.session.channel.id);
+    }
+    return undefined;
   };
 
   const idleMs = o.config.media.idle_stop_sec * 1000;
@@ -197,6 +239,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       }
       if (!channel.on_demand) return undefined;
       if (o.ownership !== undefined && !o.ownership.holds(channel.id)) return undefined;
+      const refused = seat(channel);
+      if (refused !== undefined) throw new GatewayError("unavailable", refused);
       return start(channel, "on_demand");
     },
     get: (id) => sessions.get(id),
@@ -218,6 +262,8 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       }
       if (o.ownership !== undefined && !o.ownership.holds(id))
         return { ok: false, code: "conflict", message: "another instance packages this channel" };
+      const refused = seat(channel);
+      if (refused !== undefined) return { ok: false, code: "conflict", message: refused };
       return {
         ok: true,
         state: start(channel, channel.autostart ? "always_on" : "on_demand").state,
@@ -232,10 +278,12 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     startAutostart() {
       for (const c of o.catalog.list()) {
         if (isPackagedIngress(c.ingress) && c.autostart && !c.disabled && !sessions.has(c.id)) {
-          if (o.ownership === undefined || o.ownership.holds(c.id)) start(c, "always_on");
+          if (o.ownership !== undefined && !o.ownership.holds(c.id)) continue;
+          if (seat(c) === undefined) start(c, "always_on");
         }
       }
     },
+    upstreams: () => upstreamConnections(o.config.upstreams, sessions.values()),
     async close() {
       closed = true;
       clearInterval(ticker);

@@ -9,7 +9,7 @@ import { PacketReader } from "../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
 import type { Packager, PackagerContext } from "./packager.js";
 import { TsFanout } from "./ts/ts-fanout.js";
-import { TsWindow } from "./ts/ts-window.js";
+import { type TsProgramInfo, TsWindow } from "./ts/ts-window.js";
 
 /** Segment target of the TS engine: cut at the first random-access point at or after it. */
 export const TS_SEGMENT_TARGET_SEC = 2;
@@ -70,6 +70,7 @@ export class TsPackager implements Packager {
   private readonly stopper = new AbortController();
   private readonly cutter: SegmentCutter;
   private loop: Promise<void> | undefined;
+  private readonly rate = { at: Date.now(), bytes: 0, bps: 0 };
   private verdict!: (r: { ok: true } | { ok: false; message: string }) => void;
   private readonly firstVerdict: Promise<{ ok: true } | { ok: false; message: string }>;
 
@@ -206,6 +207,29 @@ export class TsPackager implements Packager {
   /** RFC 6381 CODECS of the source's program, once its PMT and SPS were read. */
   get codecs(): string | undefined {
     return this.cutter.codecs;
+  }
+
+  /**
+   * Extra `packager` fields of a TS session in `/v1/status` (additive): `stream_viewers`
+   * (`stream.ts` viewers attached now) and `input_bps` (bits per second read from the
+   * source, averaged since the previous reading at least 2 s ago).
+   */
+  statusExtra(): { stream_viewers: number; input_bps: number } {
+    const now = Date.now();
+    const r = this.rate;
+    if (now - r.at >= 2000) {
+      r.bps = Math.round(((this.counters.bytes_in - r.bytes) * 8 * 1000) / (now - r.at));
+      r.at = now;
+      r.bytes = this.counters.bytes_in;
+    }
+    return { stream_viewers: this.fanout.size, input_bps: r.bps };
+  }
+
+  /** What the master playlist says of the program: CODECS and RESOLUTION when read. */
+  tsProgram(): TsProgramInfo {
+    const size = this.cutter.pictureSize;
+    const codecs = this.cutter.codecs;
+    return { ...(codecs === undefined ? {} : { codecs }), ...(size ?? {}) };
   }
 }
 

@@ -16,6 +16,9 @@ export function audioCodecOf(s: PmtStream): string | undefined {
   switch (s.streamType) {
     case 0x0f: // ADTS AAC (ISO/IEC 13818-7)
       return "mp4a.40.2";
+    case 0x11: // LATM/LOAS AAC (ISO/IEC 14496-3): the object type is in the StreamMuxConfig,
+      // which is not read; AAC-LC is what broadcasters carry in LATM (docs/ts-ingress.md).
+      return "mp4a.40.2";
     case 0x03: // MPEG-1 audio
     case 0x04: // MPEG-2 audio
       return "mp4a.40.34";

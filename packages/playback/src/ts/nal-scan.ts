@@ -8,8 +8,8 @@ const H264_IDR = 5;
 const H264_SPS = 7;
 /** H.265 NAL types: 0..31 VCL, 16..21 IRAP (BLA, IDR, CRA), 33 the SPS. */
 const H265_SPS = 33;
-/** SPS bytes kept: enough for profile, constraints and level of either codec. */
-const SPS_KEEP = 32;
+/** SPS bytes kept: enough for profile, level and picture size of either codec. */
+const SPS_KEEP = 96;
 /** A PES whose first slice is not found within this many bytes is judged not random access. */
 const SCAN_LIMIT = 256 * 1024;
 
@@ -24,7 +24,7 @@ const SCAN_LIMIT = 256 * 1024;
 export class AccessUnitScanner {
   done = false;
   randomAccess = false;
-  /** The first SPS met (NAL header included, emulation prevention removed), first 32 bytes. */
+  /** The first SPS met (NAL header included, emulation prevention removed), first 96 bytes. */
   sps: Buffer | undefined;
   private zeros = 0;
   private expectHeader = false;

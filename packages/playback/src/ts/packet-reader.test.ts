@@ -67,6 +67,33 @@ describe("PacketReader", () => {
     const r = read(Buffer.from("#EXTM3U\n#EXTINF:2,\na.ts\n"), 5);
     assert.match(r.refused ?? "", /HLS playlist/);
   });
+  it("reads a long chunk in place after a carried partial packet", () => {
+    const many = Buffer.concat(pkts(40));
+    const r = new PacketReader();
+    const first = r.push(many.subarray(0, 300));
+    const chunk = Buffer.from(many.subarray(300));
+    const second = r.push(chunk);
+    assert.ok(first.ok && second.ok);
+    const got = [...first.packets, ...second.packets, ...r.flush()];
+    assert.deepEqual(
+      pidsOf(got),
+      Array.from({ length: 40 }, (_, i) => 0x100 + i),
+    );
+    // The packets past the joined head are views of the chunk, not copies.
+    const views = second.packets.filter((p) => p.buffer === chunk.buffer);
+    assert.ok(views.length >= 35, `${views.length} packets read in place`);
+  });
+  it("resyncs in long chunks with garbage across their edges", () => {
+    const many = Buffer.concat(pkts(40));
+    const bytes = Buffer.concat([many.subarray(0, 1900), Buffer.alloc(70, 0), many.subarray(1900)]);
+    for (const step of [900, 1000, 3001]) {
+      const r = read(bytes, step);
+      assert.equal(r.refused, undefined);
+      // The packet the garbage cut is lost; every other one arrives whole and in order.
+      const want = Array.from({ length: 40 }, (_, i) => 0x100 + i).filter((_, i) => i !== 10);
+      assert.deepEqual(pidsOf(r.got), want, `chunks of ${step}`);
+    }
+  });
   it("an empty answer", () =>
     assert.equal(new PacketReader().refusalAtEnd(), "the source sent no bytes"));
 });

@@ -4,6 +4,8 @@ import { PACKET_SIZE, SYNC_BYTE } from "./ts-packet.js";
 export const SYNC_SEARCH_BYTES = 64 * 1024;
 /** Sync bytes at 188-byte steps that lock the reader onto the packet grid. */
 const LOCK_PACKETS = 3;
+/** Bytes of a new chunk joined to the carried ones: the carry (< 3 packets) plus 4 packets. */
+const JOIN_BYTES = PACKET_SIZE * (LOCK_PACKETS + 1);
 
 export type PacketReaderResult =
   | { readonly ok: true; readonly packets: Buffer[] }
@@ -16,8 +18,9 @@ export type PacketReaderResult =
  * (resync), and refuses a stream that never locks within its first 64 KiB, with a reason
  * naming what it looks like instead (an HLS playlist, HTML, …).
  *
- * Packets are views of the chunks pushed when they lie inside one chunk; a packet split
- * across two chunks is the only one copied.
+ * Packets are views of the chunks pushed when they lie inside one chunk; only the bytes
+ * carried from one chunk to the next (a partial packet, or one waiting for the next sync
+ * byte) are copied, with the few hundred bytes of the next chunk that complete them.
  * @example
  * const reader = new PacketReader();
  * const r = reader.push(chunk); // { ok: true, packets: [Buffer(188), …] }
@@ -34,10 +37,51 @@ export class PacketReader {
   push(chunk: Buffer): PacketReaderResult {
     if (!this.everLocked && (this.head?.length ?? 0) < 16)
       this.head = Buffer.concat([this.head ?? Buffer.alloc(0), chunk.subarray(0, 16)]);
-    const buf = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
-    this.carry = undefined;
     const packets: Buffer[] = [];
+    const carry = this.carry;
+    this.carry = undefined;
+    if (carry === undefined) return this.scan(chunk, 0, packets);
+    // A short chunk is joined whole (a few hundred bytes). A long one is not copied: only
+    // the carried bytes and enough of the chunk's head to finish (and confirm) the packets
+    // that start in the carry are joined; the rest is read in place.
+    if (chunk.length <= JOIN_BYTES) return this.scan(Buffer.concat([carry, chunk]), 0, packets);
+    const joint = Buffer.concat([carry, chunk.subarray(0, JOIN_BYTES)]);
+    const at = this.scanJoint(joint, carry.length, packets);
+    return this.scan(chunk, at - carry.length, packets);
+  }
+
+  /**
+   * Takes the packets of `joint` that start before `limit` (the carried bytes); returns
+   * where the reading goes on. Every offset before `limit` has three packets' worth of
+   * bytes after it in `joint`, so a lock or a confirmation is never missed here.
+   */
+  private scanJoint(joint: Buffer, limit: number, packets: Buffer[]): number {
     let at = 0;
+    while (at < limit) {
+      if (!this.locked) {
+        const found = findLock(joint, at);
+        if (found < 0 || found >= limit) {
+          this.dropped(limit - at);
+          return limit;
+        }
+        this.dropped(found - at);
+        at = found;
+        this.locked = true;
+        this.everLocked = true;
+      }
+      if (joint[at] !== SYNC_BYTE || joint[at + PACKET_SIZE] !== SYNC_BYTE) {
+        this.locked = false;
+        continue;
+      }
+      packets.push(joint.subarray(at, at + PACKET_SIZE));
+      at += PACKET_SIZE;
+    }
+    return at;
+  }
+
+  /** Reads `buf` from `at` to its end; what is left over is carried to the next push. */
+  private scan(buf: Buffer, from: number, packets: Buffer[]): PacketReaderResult {
+    let at = from;
     for (;;) {
       if (!this.locked) {
         const found = findLock(buf, at);
@@ -65,6 +109,7 @@ export class PacketReader {
       packets.push(buf.subarray(at, at + PACKET_SIZE));
       at += PACKET_SIZE;
     }
+    // Only the partial (or unconfirmed) packet is copied, never the chunk.
     if (at < buf.length) this.carry = Buffer.from(buf.subarray(at));
     return { ok: true, packets };
   }

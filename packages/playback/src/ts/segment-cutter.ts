@@ -1,7 +1,8 @@
-import { programCodecs, videoCodecOf } from "./codecs.js";
+import { audioCodecOf, programCodecs, videoCodecOf } from "./codecs.js";
 import { AccessUnitScanner, type VideoCodec } from "./nal-scan.js";
 import { PTS_CLOCK, ptsDelta, readPesHeader } from "./pes.js";
 import { type Pmt, parsePat, parsePmt, SectionAssembler } from "./psi.js";
+import { type PictureSize, spsPictureSize } from "./sps-resolution.js";
 import { PACKET_SIZE, PAT_PID, readPacketHeader } from "./ts-packet.js";
 
 /** One cut segment: PAT and PMT, then the source's own 188-byte packets in order. */
@@ -82,6 +83,7 @@ export class SegmentCutter {
   private frameTicks = 0;
   private nextDiscontinuity = false;
   private lastCodecs: string | undefined;
+  private lastSize: PictureSize | undefined;
 
   constructor(opts: SegmentCutterOptions) {
     this.opts = {
@@ -97,9 +99,16 @@ export class SegmentCutter {
     return this.lastCodecs;
   }
 
+  /** The video's picture size (RESOLUTION), once its SPS was seen. */
+  get pictureSize(): PictureSize | undefined {
+    return this.lastSize;
+  }
+
   private refreshCodecs(): void {
     if (this.pmt !== undefined)
       this.lastCodecs = programCodecs(this.pmt, this.sps) ?? this.lastCodecs;
+    if (this.sps !== undefined && this.videoCodec !== undefined)
+      this.lastSize = spsPictureSize(this.videoCodec, this.sps) ?? this.lastSize;
   }
 
   /**
@@ -306,9 +315,11 @@ export class SegmentCutter {
     this.scanner = this.videoCodec ? new AccessUnitScanner(this.videoCodec) : undefined;
   }
 
+  /** The video, else the first audio stream we know (not a subtitle or data stream). */
   private timingPidOf(pmt: Pmt): number {
     const video = pmt.streams.find((s) => videoCodecOf(s) !== undefined);
-    return (video ?? pmt.streams[0])?.pid ?? -1;
+    const audio = pmt.streams.find((s) => audioCodecOf(s) !== undefined);
+    return (video ?? audio ?? pmt.streams[0])?.pid ?? -1;
   }
 }
 

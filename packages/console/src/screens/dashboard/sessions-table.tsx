@@ -12,11 +12,34 @@ function packagerOf(s: RuntimeSession): string {
     .join(", ");
 }
 
+/** A number of the `packager` counters, when the session reports it. */
+function counter(s: RuntimeSession, key: string): number | undefined {
+  const v = s.packager?.[key];
+  return typeof v === "number" ? v : undefined;
+}
+
+/** `ts` sessions: their `stream.ts` viewers now (HLS viewers are not counted per session). */
+function viewersOf(s: RuntimeSession): string {
+  const n = counter(s, "stream_viewers");
+  return s.mode === "ts" && n !== undefined ? String(n) : "—";
+}
+
+/** `ts` sessions: the bit rate read from the source. */
+function inputOf(s: RuntimeSession): string {
+  const bps = counter(s, "input_bps");
+  if (s.mode !== "ts" || bps === undefined) return "—";
+  return bps >= 1_000_000
+    ? `${(bps / 1_000_000).toFixed(1)} Mbit/s`
+    : `${Math.round(bps / 1000)} kbit/s`;
+}
+
 const COLUMNS: Column<RuntimeSession>[] = [
   { header: "Channel", cell: (s) => s.channel_id },
   { header: "State", cell: (s) => <span class={`badge badge-${s.state}`}>{s.state}</span> },
   { header: "Engine", cell: (s) => dash(s.engine) },
   { header: "Mode", cell: (s) => `${s.mode ?? "—"} / ${s.pack_mode}` },
+  { header: "TS viewers", cell: viewersOf },
+  { header: "Input", cell: inputOf },
   { header: "Fallback reason", cell: (s) => dash(s.fallback_reason) },
   { header: "Errors", cell: (s) => dash(s.errors) },
   { header: "Last error", cell: (s) => dash(s.last_error), cellClass: "wrap" },
@@ -31,7 +54,8 @@ const INSTANCE: Column<RuntimeSession> = {
 };
 
 /**
- * Runtime sessions with state, engine, fallback reason, last error and packager counters;
+ * Runtime sessions with state, engine, fallback reason, last error and packager counters
+ * (`ts` sessions also their `stream.ts` viewers and input bit rate);
  * in cluster mode also the instance that packages each (another instance's show as remote).
  */
 export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {

@@ -46,6 +46,28 @@ describe("TsWindow", () => {
     assert.match(text(w), /#EXT-X-MEDIA-SEQUENCE:2\n#EXT-X-DISCONTINUITY-SEQUENCE:1\n#EXTINF/);
   });
 
+  it("renders the master playlist: peak BANDWIDTH, CODECS and RESOLUTION when known", () => {
+    const w = new TsWindow({ generation: "g1", maxSegments: 3, targetSec: 2 });
+    assert.equal(w.renderMaster({}), undefined);
+    w.add(seg(2)); // 376 bytes in 2 s: 1504 bit/s
+    w.add(seg(1)); // 3008 bit/s
+    const master = w
+      .renderMaster({ codecs: "avc1.64001f,mp4a.40.2", width: 1280, height: 720 })!
+      .replaceAll("\u0002", "P/")
+      .replaceAll("\u0001", "&q");
+    assert.equal(
+      master,
+      [
+        "#EXTM3U",
+        "#EXT-X-VERSION:3",
+        '#EXT-X-STREAM-INF:BANDWIDTH=3008,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720',
+        "P/live/media.m3u8?g=g1&q",
+        "",
+      ].join("\n"),
+    );
+    assert.doesNotMatch(w.renderMaster({})!, /CODECS|RESOLUTION/);
+  });
+
   it("raises TARGETDURATION for a longer GOP rather than publish an EXTINF above it", () => {
     const w = new TsWindow({ generation: "g", maxSegments: 5, targetSec: 2 });
     w.add(seg(4.2));

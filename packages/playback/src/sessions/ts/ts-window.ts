@@ -1,5 +1,6 @@
 import { PREFIX_MARK } from "../../dash/publisher/channel-publication.js";
 import { formatSeconds } from "../../dash/publisher/hls-format.js";
+import { renderMasterPlaylist } from "../../dash/publisher/master-playlist.js";
 import { QUERY_MARK } from "../../dash/publisher/rendition-window.js";
 import type { TsSegment } from "../../ts/segment-cutter.js";
 
@@ -26,6 +27,17 @@ export interface TsWindowOptions {
   /** Numbering to continue (a new generation of a running session); absent: from 0. */
   readonly continuity?: SegmentContinuity;
 }
+
+/** What the master playlist says of the program (read from its PMT and SPS). */
+export interface TsProgramInfo {
+  /** RFC 6381 CODECS, once the PMT and (with video) the SPS were read. */
+  readonly codecs?: string;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+/** The name of the media playlist under `live/`. */
+export const TS_MEDIA_PLAYLIST = "media.m3u8";
 
 /** What a `live/s-{msn}.ts` lookup finds. */
 export type TsWindowFile =
@@ -85,6 +97,39 @@ export class TsWindow {
     return out;
   }
 
+  /**
+   * The master playlist (`index.m3u8`): one variant, the media playlist of this
+   * generation, with BANDWIDTH the peak rate of the segments in the window (RFC 8216bis
+   * 4.4.6.2), CODECS and RESOLUTION when they were read; undefined before the first segment.
+   */
+  renderMaster(info: TsProgramInfo): string | undefined {
+    if (this.segments.length === 0) return undefined;
+    return renderMasterPlaylist({
+      version: 3,
+      // A cut forced without a random-access point starts a segment that is not independent.
+      independentSegments: false,
+      audio: [],
+      variants: [
+        {
+          uri: `${PREFIX_MARK}live/${TS_MEDIA_PLAYLIST}?g=${this.generation}${QUERY_MARK}`,
+          bandwidth: this.peakBitsPerSecond(),
+          ...(info.codecs === undefined ? {} : { codecs: info.codecs }),
+          ...(info.width === undefined || info.height === undefined
+            ? {}
+            : { width: info.width, height: info.height }),
+        },
+      ],
+    });
+  }
+
+  /** The highest segment bit rate in the window (bits per second of the whole TS). */
+  peakBitsPerSecond(): number {
+    let peak = 0;
+    for (const s of this.segments)
+      if (s.durationSec > 0) peak = Math.max(peak, (s.bytes.length * 8) / s.durationSec);
+    return Math.max(1, Math.round(peak));
+  }
+
   /** The media playlist; undefined before the first segment. */
   render(): string | undefined {
     if (this.segments.length === 0) return undefined;
@@ -118,7 +163,7 @@ export class TsWindow {
   }
 }
 
-/** `live/` file names of a TS channel: `s-{msn}.ts`. */
+/** `live/` segment names of a TS channel: `s-{msn}.ts` (besides {@link TS_MEDIA_PLAYLIST}). */
 export function parseTsLiveFile(file: string): number | undefined {
   const m = /^s-(\d{1,15})\.ts$/.exec(file);
   return m ? Number(m[1]) : undefined;
