@@ -1,4 +1,5 @@
 import type { PlaylistEdge } from "./delivery-directives.js";
+import { LL_TRACE, llTrace } from "./ll-trace.js";
 import {
   type MediaPlaylistInput,
   type PublishedPart,
@@ -144,6 +145,15 @@ export class RenditionWindow {
       durationSec: part.durationSec,
       independent: part.independent,
     });
+    if (LL_TRACE)
+      llTrace({
+        ev: "part",
+        r: this.name,
+        msn: p.msn,
+        part: p.parts.length - 1,
+        dur: part.durationSec,
+        ind: part.independent,
+      });
     this.touch();
     this.grew();
   }
@@ -230,6 +240,14 @@ export class RenditionWindow {
       ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
     };
     this.segments.push(seg);
+    if (LL_TRACE)
+      llTrace({
+        ev: "segment",
+        r: this.name,
+        msn: seg.msn,
+        dur: seg.durationSec,
+        parts: p.parts.length,
+      });
     this.nextMsnHint = p.msn + 1;
     while (this.segments.length > this.opts.maxSegments)
       for (const part of this.segments.shift()!.parts) this.releasePart(part);
