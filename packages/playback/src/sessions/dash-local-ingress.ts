@@ -7,7 +7,7 @@ import {
   decideBlockingReload,
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
-import { LL_TRACE, llTrace } from "../dash/publisher/ll-trace.js";
+import { llTrace, llTraceOn } from "../dash/publisher/ll-trace.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
 import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
 import type { PlaybackStats } from "../delivery/playback-stats.js";
@@ -194,7 +194,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     const d = parseDeliveryDirectives(params);
     if (!d.ok) throw new GatewayError("invalid_request", d.error.message);
     const pub = session.packager?.publication;
-    const arrived = LL_TRACE ? { at: Date.now(), edge: window.edge() } : undefined;
+    const arrived = llTraceOn() ? { at: Date.now(), edge: window.edge() } : undefined;
     let outcome = "plain";
     if (d.msn !== undefined && pub) {
       // RFC 8216bis 6.2.5.2: hold the request until the playlist holds msn/part.

@@ -1,5 +1,5 @@
 import type { PlaylistEdge } from "./delivery-directives.js";
-import { LL_TRACE, llTrace } from "./ll-trace.js";
+import { llTrace, llTraceOn } from "./ll-trace.js";
 import {
   type MediaPlaylistInput,
   type PublishedPart,
@@ -148,7 +148,7 @@ export class RenditionWindow {
       independent: part.independent,
     });
     if (part.durationSec < this.shortestPartSec) this.shortestPartSec = part.durationSec;
-    if (LL_TRACE)
+    if (llTraceOn())
       llTrace({
         ev: "part",
         r: this.name,
@@ -243,7 +243,7 @@ export class RenditionWindow {
       ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
     };
     this.segments.push(seg);
-    if (LL_TRACE)
+    if (llTraceOn())
       llTrace({
         ev: "segment",
         r: this.name,
