@@ -10,12 +10,18 @@
  *
  *   npx pnpm@10.34.9 exec turbo run build
  *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 333]
- *     [--seg 1] [--gop 25] [--hlsjs '{"maxLiveSyncPlaybackRate":1.2}']
+ *     [--seg 1] [--gop 25] [--hlsjs '{"maxLiveSyncPlaybackRate":1.2}'] [--trace FILE]
  *
  * `--part-target-ms` is the gateway's `media.part_target_ms`; `--gop` the source's key-frame
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
- * hls.js's own defaults apart from `lowLatencyMode`).
+ * hls.js's own defaults apart from `lowLatencyMode`). `--trace FILE` writes one JSON line per
+ * event, time-ordered: every media playlist request the page made (URL directives
+ * `_HLS_msn/_HLS_part/_HLS_skip`, sent, first byte, end, status or failure), every hls.js
+ * error with its time and URL, and the gateway's own `SVC_LLHLS_TRACE` lines (parts and
+ * segments published, each playlist request's edge on arrival and answer and its decision,
+ * the event loop's delay each second).
  */
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
@@ -39,6 +45,7 @@ const PART_TARGET_MS = Number(arg("part-target-ms", "333"));
 const SEG = Number(arg("seg", "1"));
 const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");
+const TRACE = arg("trace", undefined);
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -59,16 +66,20 @@ let gw;
 let browser;
 try {
   await src.waitForSegments(3);
-  gw = await startGateway("lite", {
-    auth: authSection(),
-    security: {
-      allowed_hosts: ["127.0.0.1"],
-      play_require_auth: false,
-      cors_origins: [page.origin],
+  gw = await startGateway(
+    "lite",
+    {
+      auth: authSection(),
+      security: {
+        allowed_hosts: ["127.0.0.1"],
+        play_require_auth: false,
+        cors_origins: [page.origin],
+      },
+      media: { part_target_ms: PART_TARGET_MS, idle_stop_sec: 600 },
+      channels: [{ id: "ll", title: "ll", ingress: "dash", source_url: src.mpdUrl }],
     },
-    media: { part_target_ms: PART_TARGET_MS, idle_stop_sec: 600 },
-    channels: [{ id: "ll", title: "ll", ingress: "dash", source_url: src.mpdUrl }],
-  });
+    TRACE ? { env: { SVC_LLHLS_TRACE: "1" } } : {},
+  );
   const master = `${gw.url}/v1/play/ll/index.m3u8`;
   const variant = (await (await fetch(master)).text())
     .split("\n")
@@ -83,6 +94,43 @@ try {
     args: CHROMIUM_ARGS,
   });
   const tab = await browser.newPage();
+  const trace = [];
+  if (TRACE) {
+    const directives = (u) => {
+      const q = new URL(u).searchParams;
+      return {
+        file: new URL(u).pathname.split("/").at(-1),
+        msn: q.get("_HLS_msn") ?? undefined,
+        part: q.get("_HLS_part") ?? undefined,
+        skip: q.get("_HLS_skip") ?? undefined,
+      };
+    };
+    const sent = new Map();
+    tab.on("request", (r) => {
+      if (r.url().includes(".m3u8")) sent.set(r, Date.now());
+    });
+    const done = (r, status) => {
+      const at = sent.get(r);
+      if (at === undefined) return;
+      sent.delete(r);
+      const timing = r.timing();
+      trace.push({
+        t: at,
+        src: "page",
+        ev: "playlist",
+        ...directives(r.url()),
+        sent: at,
+        firstByte:
+          timing.responseStart >= 0
+            ? Math.round(timing.startTime + timing.responseStart)
+            : undefined,
+        end: Date.now(),
+        status,
+      });
+    };
+    tab.on("requestfinished", async (r) => done(r, (await r.response())?.status()));
+    tab.on("requestfailed", (r) => done(r, r.failure()?.errorText));
+  }
   // Resource Timing keeps 250 entries by default: room for every request of the run.
   await tab.addInitScript("performance.setResourceTimingBufferSize(1000000)");
   await tab.goto(
@@ -91,6 +139,10 @@ try {
   await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
     timeout: 60_000,
   });
+  if (TRACE)
+    await tab.evaluate(
+      "window.errLog = []; hls.on(Hls.Events.ERROR, (_e, d) => window.errLog.push({t: Date.now(), src: 'page', ev: 'error', details: d.details, fatal: d.fatal, url: d.context && d.context.url && d.context.url.split('/').at(-1).replace(/[?&](token|viewer)=[^&]*/g, '')}))",
+    );
   await new Promise((r) => setTimeout(r, WARMUP * 1000));
   const probe = () => tab.evaluate("window.probe()");
   const before = await probe();
@@ -122,6 +174,18 @@ try {
       `errors in the window: ${JSON.stringify(counts)}; load timeouts: ${timeouts} (target 0); since start: ${JSON.stringify(after.errorCounts)}`,
     ].join("\n") + "\n",
   );
+  if (TRACE) {
+    const gwLines = gw
+      .stderr()
+      .split("\n")
+      .filter((l) => l.startsWith("llhls "))
+      .map((l) => ({ src: "gw", ...JSON.parse(l.slice(6)) }));
+    const all = [...trace, ...(await tab.evaluate("window.errLog")), ...gwLines].sort(
+      (a, b) => a.t - b.t,
+    );
+    writeFileSync(TRACE, `${all.map((e) => JSON.stringify(e)).join("\n")}\n`);
+    process.stdout.write(`trace: ${all.length} events in ${TRACE}\n`);
+  }
 } finally {
   await browser?.close();
   await gw?.stop();

@@ -121,6 +121,7 @@ export async function composeFull(
     config,
     build: "full",
     log,
+    llhlsTrace: env?.llhlsTrace ?? false,
     catalog: ctx.channels,
     egress,
     egressRoutes: egress.routes,

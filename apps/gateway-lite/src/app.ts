@@ -53,6 +53,7 @@ export async function composeLite({
     tokens,
     accounts,
     publicBaseUrl: () => config.server.public_base_url,
+    llhlsTrace: env?.llhlsTrace ?? false,
   });
 
   const app = createBaseApp({ build: "lite", config, log });

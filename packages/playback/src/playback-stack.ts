@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import type { ChannelLeaseStore, LeaseHolder, LeaseView } from "./cluster/channel-lease-store.js";
 import { joinCluster } from "./cluster/cluster-membership.js";
 import { createPackagingCluster } from "./cluster/packaging-cluster.js";
+import { enableLlTrace } from "./dash/publisher/ll-trace.js";
 import { createPlaybackStats, type PlaybackStats } from "./delivery/playback-stats.js";
 import type { ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import type { PlaylistPolicy } from "./hls/playlist-policy.js";
@@ -28,6 +29,8 @@ import { resolveUrlSigningKey } from "./signing-key.js";
 
 /** What the playback stack is built from; the app decides where each comes from. */
 export interface PlaybackStackDeps {
+  /** `SVC_LLHLS_TRACE=1` (the boot's environment): the LL-HLS debug trace (dash/publisher/ll-trace.ts). */
+  readonly llhlsTrace?: boolean;
   readonly config: GatewayConfig;
   readonly build: Build;
   readonly log: Logger;
@@ -114,6 +117,7 @@ export interface PlaybackStack {
  */
 export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<PlaybackStack> {
   const { config, build, log, catalog, egress } = deps;
+  if (deps.llhlsTrace) enableLlTrace();
   const withCors = config.security.cors_origins.length > 0;
   const logEvent = (event: string, fields: Record<string, unknown>) => log.info(fields, event);
   const stats = deps.stats ?? createPlaybackStats();

@@ -194,6 +194,65 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
     assert.ok(moofCount(Buffer.from(await hinted.arrayBuffer())) >= 1);
   });
 
+  it("reports the sibling rendition's newest published part and skips exactly per CAN-SKIP-UNTIL (issue 36 item 1)", async () => {
+    // RFC 8216bis 4.4.5.4: one EXT-X-RENDITION-REPORT per other rendition (none for the
+    // playlist itself), LAST-MSN/LAST-PART naming a part that rendition has published: a
+    // blocking reload of it for that part is answered with the part listed.
+    const video = await (await fetch(`${base()}v0.m3u8`)).text();
+    const reports = video.split("\n").filter((l) => l.startsWith("#EXT-X-RENDITION-REPORT:"));
+    assert.equal(reports.length, 1, video);
+    const report = reports[0]!;
+    assert.match(report, /URI="a0\.m3u8"/);
+    const lastMsn = Number(/LAST-MSN=(\d+)/.exec(report)![1]);
+    const lastPart = Number(/LAST-PART=(\d+)/.exec(report)![1]);
+    const audio = await (
+      await fetch(`${base()}a0.m3u8?_HLS_msn=${lastMsn}&_HLS_part=${lastPart}`)
+    ).text();
+    assert.ok(
+      partsOf(audio).some((p) => p.msn === lastMsn && p.index === lastPart),
+      `${report} not in a0:\n${audio}`,
+    );
+    assert.ok(!audio.includes('URI="a0.m3u8"'), "a0 reports itself");
+    assert.match(audio, /#EXT-X-RENDITION-REPORT:URI="v0\.m3u8",LAST-MSN=\d+,LAST-PART=\d+/);
+
+    // RFC 8216bis 6.2.5.1: _HLS_skip=YES replaces exactly the segments that end at least
+    // CAN-SKIP-UNTIL before the end of the last segment (never the last one) with
+    // EXT-X-SKIP, and lists the rest as the full playlist does.
+    await until(
+      "eight segments in the v0 window",
+      async () => {
+        const t = await (await fetch(`${base()}v0.m3u8`)).text();
+        return [...t.matchAll(/#EXTINF:/g)].length >= 8 ? true : undefined;
+      },
+      30_000,
+    );
+    const full = await (await fetch(`${base()}v0.m3u8`)).text();
+    const durations = segmentDurations(full);
+    const canSkip = Number(/CAN-SKIP-UNTIL=([\d.]+)/.exec(full)![1]);
+    const delta = await (await fetch(`${base()}v0.m3u8?_HLS_skip=YES`)).text();
+    const first = Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(delta)![1]);
+    const skipped = Number(/#EXT-X-SKIP:SKIPPED-SEGMENTS=(\d+)/.exec(delta)?.[1] ?? 0);
+    const listed = [...delta.matchAll(/#EXTINF:([\d.]+),\n(v0-(\d+)\.m4s)/g)];
+    assert.equal(Number(listed[0]![3]), first + skipped, delta);
+    for (const [, d, , msn] of listed) durations.set(Number(msn), Number(d));
+    const lastListed = Number(listed.at(-1)![3]);
+    const endOf = (msn: number) => {
+      let t = 0;
+      for (let m = first; m <= msn; m++) t += durations.get(m) ?? Number.NaN;
+      return t;
+    };
+    let expected = 0;
+    while (
+      first + expected < lastListed &&
+      endOf(lastListed) - endOf(first + expected) + 1e-6 >= canSkip
+    )
+      expected += 1;
+    assert.ok(expected > 0, `nothing to skip in:\n${full}`);
+    assert.equal(skipped, expected, delta);
+    assert.match(delta, /#EXT-X-VERSION:9/);
+    assert.match(full, /#EXT-X-VERSION:9/);
+  });
+
   it("behind nginx (deploy/nginx-svc-cluster.conf) each part and segment is fetched once, playlists never stored", {
     skip: hasNginx() ? false : "nginx missing",
   }, async () => {

@@ -17,6 +17,8 @@ export interface Environment {
   readonly logLevel: string;
   /** `SVC_LOG_FORMAT`: `json` or `pretty`; unset: pretty on a terminal, JSON otherwise. */
   readonly logFormat: string | undefined;
+  /** `SVC_LLHLS_TRACE=1`: debug trace of the LL-HLS answers on stderr (bench/hlsjs-latency.mjs --trace). */
+  readonly llhlsTrace: boolean;
   /** `UV_THREADPOOL_SIZE` (node's own): libuv's thread pool, which bcrypt shares with file and DNS work. */
   readonly threadpoolSize: number | undefined;
 }
@@ -30,6 +32,7 @@ export const ENVIRONMENT_VARIABLES: readonly (readonly [name: string, effect: st
   ["SVC_PLAY_OPEN", "1: same as security.play_require_auth: false"],
   ["SVC_LOG_LEVEL", "fatal, error, warn, info (default), debug, trace or silent"],
   ["SVC_LOG_FORMAT", "json or pretty (default: pretty on a terminal, JSON lines otherwise)"],
+  ["SVC_LLHLS_TRACE", "1: debug trace of the LL-HLS answers on stderr (off by default)"],
 ];
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
@@ -42,6 +45,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     playOpen: env.SVC_PLAY_OPEN === "1",
     logLevel: nonEmpty(env.SVC_LOG_LEVEL) ?? "info",
     logFormat: nonEmpty(env.SVC_LOG_FORMAT),
+    llhlsTrace: env.SVC_LLHLS_TRACE === "1",
     threadpoolSize: threadpoolSize(env.UV_THREADPOOL_SIZE),
   });
 }

@@ -7,6 +7,7 @@ import {
   decideBlockingReload,
   parseDeliveryDirectives,
 } from "../dash/publisher/delivery-directives.js";
+import { llTrace, llTraceOn } from "../dash/publisher/ll-trace.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
 import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
 import type { PlaybackStats } from "../delivery/playback-stats.js";
@@ -257,6 +258,8 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     const d = parseDeliveryDirectives(params);
     if (!d.ok) throw new GatewayError("invalid_request", d.error.message);
     const pub = session.packager?.publication;
+    const arrived = llTraceOn() ? { at: Date.now(), edge: window.edge() } : undefined;
+    let outcome = "plain";
     if (d.msn !== undefined && pub) {
       // RFC 8216bis 6.2.5.2: hold the request until the playlist holds msn/part.
       const deadline = Date.now() + blockingTimeoutMs(window.targetDurationSec, BLOCK_CAP_MS);
@@ -264,10 +267,14 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
       try {
         for (;;) {
           const decision = decideBlockingReload(d, window.edge());
-          if (decision.action === "reject")
+          if (decision.action === "reject") {
+            if (arrived) traceRequest(window, d, arrived, "reject");
             throw new GatewayError("invalid_request", decision.error.message);
+          }
+          outcome = "respond";
           if (decision.action === "respond") break;
           const left = deadline - Date.now();
+          outcome = left <= 0 ? "deadline" : signal.aborted ? "aborted" : "republished";
           if (left <= 0 || signal.aborted || session.packager?.publication !== pub) break;
           release ??= req.park?.();
           await pub.nextChange(left, signal);
@@ -276,6 +283,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
         release?.();
       }
     }
+    if (arrived) traceRequest(window, d, arrived, outcome);
     if (signal.aborted) return c.body(null, 204);
     const reports = [...(pub?.windows.values() ?? [])]
       .filter((w) => w !== window)
@@ -425,4 +433,26 @@ function mapsToCurrent(lf: LiveFile, window: RenditionWindow): boolean {
     case "part":
       return window.partFile(lf.msn, lf.part).kind === "bytes";
   }
+}
+
+/** One `SVC_LLHLS_TRACE` line for a media playlist request (see ll-trace.ts). */
+function traceRequest(
+  window: RenditionWindow,
+  d: { msn?: number; part?: number; skip?: string },
+  arrived: { at: number; edge: ReturnType<RenditionWindow["edge"]> },
+  outcome: string,
+): void {
+  const now = window.edge();
+  llTrace({
+    ev: "playlist",
+    r: window.name,
+    msn: d.msn,
+    part: d.part,
+    skip: d.skip,
+    arrived: arrived.at,
+    held: Date.now() - arrived.at,
+    edgeIn: [arrived.edge.lastMsn, arrived.edge.lastPart?.msn, arrived.edge.lastPart?.index],
+    edgeOut: [now.lastMsn, now.lastPart?.msn, now.lastPart?.index],
+    outcome,
+  });
 }

@@ -101,6 +101,44 @@ describe("RenditionWindow", () => {
     assert.equal(w.isHinted(14, 0), true);
   });
 
+  it("hints a one-frame tail part that still comes, not the next segment (issue 36 item 1)", () => {
+    // What bench/hlsjs-latency.mjs --trace showed: 1 s segments of 25 frames at 25 fps,
+    // parts of 8 frames (PART-TARGET 0.32 s), so every segment is 0.32 + 0.32 + 0.32 +
+    // a 0.04 s tail. The tail comes after the third part, and the hint must name it.
+    const w = new RenditionWindow({
+      name: "v0",
+      generation: "g1",
+      maxSegments: 5,
+      targetDurationSec: 1,
+    });
+    w.setMap(0, Buffer.from("init"));
+    w.partTargetSec = 0.32;
+    const frames = (n: number, independent = false) => ({
+      bytes: [Buffer.alloc(n, n)],
+      byteLength: n,
+      durationSec: n * 0.04,
+      independent,
+    });
+    const hint = () =>
+      /PRELOAD-HINT:TYPE=PART,URI="(v0-[\d.]+)\.m4s/.exec(w.render(undefined, []))?.[1];
+    for (let msn = 1; msn <= 3; msn++) {
+      w.begin(msn, false, 0, 1);
+      w.addPart(frames(8, true));
+      w.addPart(frames(8));
+      w.addPart(frames(8));
+      // From the second segment on the window has seen a one-frame part: 40 ms still to come.
+      if (msn > 1) {
+        assert.equal(hint(), `v0-${msn}.3`);
+        assert.equal(w.isHinted(msn, 3), true);
+        assert.equal(w.isHinted(msn + 1, 0), false);
+      }
+      w.addPart(frames(1));
+      assert.equal(hint(), `v0-${msn + 1}.0`);
+      assert.equal(w.isHinted(msn + 1, 0), true);
+      w.complete(0);
+    }
+  });
+
   it("serves a segment as its parts' bytes in order, without a copy, and says what is future or gone", () => {
     const w = windowWith(2);
     const seg = w.segmentFile(11);

@@ -1,4 +1,5 @@
 import type { PlaylistEdge } from "./delivery-directives.js";
+import { llTrace, llTraceOn } from "./ll-trace.js";
 import {
   type MediaPlaylistInput,
   type PublishedPart,
@@ -82,6 +83,8 @@ export class RenditionWindow {
   ended = false;
   discontinuitySequence = 0;
   private nextMsnHint: number | undefined;
+  /** The shortest part published so far: a segment's last part is at least one chunk. */
+  private shortestPartSec = Number.POSITIVE_INFINITY;
   /** The part being received, for streaming a preload-hinted part as it is written. */
   private growing: { msn: number; part: number; bytes: () => readonly Buffer[] } | undefined;
   private growListeners = new Set<() => void>();
@@ -144,6 +147,16 @@ export class RenditionWindow {
       durationSec: part.durationSec,
       independent: part.independent,
     });
+    if (part.durationSec < this.shortestPartSec) this.shortestPartSec = part.durationSec;
+    if (llTraceOn())
+      llTrace({
+        ev: "part",
+        r: this.name,
+        msn: p.msn,
+        part: p.parts.length - 1,
+        dur: part.durationSec,
+        ind: part.independent,
+      });
     this.touch();
     this.grew();
   }
@@ -230,6 +243,14 @@ export class RenditionWindow {
       ...(programDateTimeMs === undefined ? {} : { programDateTimeMs }),
     };
     this.segments.push(seg);
+    if (llTraceOn())
+      llTrace({
+        ev: "segment",
+        r: this.name,
+        msn: seg.msn,
+        dur: seg.durationSec,
+        parts: p.parts.length,
+      });
     this.nextMsnHint = p.msn + 1;
     while (this.segments.length > this.opts.maxSegments)
       for (const part of this.segments.shift()!.parts) this.releasePart(part);
@@ -344,16 +365,21 @@ export class RenditionWindow {
 
   /**
    * The part the server will publish next. A pending segment whose parts already cover
-   * its MPD duration (within a quarter part target) is complete but for the end of its
-   * body, so the next part is the following segment's first: hinting `msn.N` there
-   * would announce a part that never comes.
+   * its MPD duration is complete but for the end of its body, so the next part is the
+   * following segment's first: hinting `msn.N` there would announce a part that never
+   * comes. "Cover" allows less than half of the shortest part published so far (a part
+   * is at least one chunk, so what is left cannot make one more), and at most a quarter
+   * part target before any short part was seen: with a quarter part target always, the
+   * one-frame tail part a 25-frame segment leaves after three 8-frame parts (40 ms, under
+   * 80 ms) was announced as the next segment's first part while it still came.
    */
   private nextPart(): { msn: number; part: number } {
     const p = this.pending;
     if (!p) return { msn: this.nextMsnHint ?? this.lastMsn + 1, part: 0 };
     if (p.expectedSec !== undefined && p.parts.length > 0) {
       const have = p.parts.reduce((s, x) => s + x.durationSec, 0);
-      if (have >= p.expectedSec - (this.partTargetSec ?? 1) / 4) return { msn: p.msn + 1, part: 0 };
+      const slack = Math.min((this.partTargetSec ?? 1) / 4, this.shortestPartSec / 2);
+      if (have >= p.expectedSec - slack - 1e-9) return { msn: p.msn + 1, part: 0 };
     }
     return { msn: p.msn, part: p.parts.length };
   }
