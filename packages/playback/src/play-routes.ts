@@ -107,6 +107,100 @@ export function createPlayRoutes(
     if (c.res.status >= 500) rt.stats.errors += 1;
   });
 
+  const { admit, stream } = createPlayAdmission(rt, options);
+
+  const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
+    const { request: req, minted } = await admit(c, id, "index", "index.m3u8");
+    if (minted !== undefined) {
+      // Spec "Playback" 6: the first request mints a lease and is sent back with it.
+      const u = new URL(c.req.url);
+      const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
+      const search = u.search === "" ? "?" : `${u.search}&`;
+      return c.body(null, 307, { Location: `${base}${u.pathname}${search}viewer=${minted}` });
+    }
+    if (isPackagedIngress(req.channel.ingress)) {
+      if (localIngress === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
+      return localIngress.index(c, req);
+    }
+    const source = resolveChannelSource(req.channel, catalog);
+    if (source === undefined)
+      throw new GatewayError("upstream_error", "channel source is not configured");
+    const directives = llHlsDirectives((n) => c.req.query(n));
+    const outcome = await whileParked(req, directives.includes("_HLS_msn"), () =>
+      rt.playlists.getLive(req.channel, source, directives),
+    );
+    switch (outcome.kind) {
+      case "playlist":
+        return playlistResponse(c, req, outcome.compiled, rt.stats, rt);
+      case "refused":
+        throw new GatewayError("forbidden", "upstream target not allowed");
+      case "failed":
+        throw new GatewayError("upstream_error", outcome.message);
+      case "status":
+        throw new GatewayError("upstream_error", `upstream answered ${outcome.status}`);
+      case "bytes":
+        throw new GatewayError("upstream_error", "upstream did not answer a playlist");
+      case "invalid":
+        throw new GatewayError("invalid_request", outcome.message);
+    }
+  };
+
+  // Answers built as web Responses (errors, passed-through statuses); streamed ones
+  // carry the header from `keptResponseHeaders`.
+  app.use("/:id/u/*", async (c, next) => {
+    await next();
+    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
+  });
+
+  const handlers = {
+    index: (c: Context<AppEnv>) => index(c, c.req.param("id") ?? ""),
+
+    // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
+    stream: (c: Context<AppEnv>) => stream(c, c.req.param("id") ?? ""),
+
+    live: async (c: Context<AppEnv>) => {
+      const file = c.req.param("file") ?? "";
+      const { request: req } = await admit(c, c.req.param("id") ?? "", "media", `live/${file}`);
+      // Spec "Playback" 2: the (decoded) file name may not contain path separators.
+      if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
+        throw new GatewayError("invalid_request", "invalid file name");
+      }
+      if (localIngress === undefined)
+        throw new GatewayError("not_found", "no locally packaged output");
+      return localIngress.live(c, req, file);
+    },
+
+    upstream: async (c: Context<AppEnv>) => {
+      const id = c.req.param("id") ?? "";
+      const { request: req } = await admit(c, id, "media");
+      // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
+      const upstream = c.req.param("upstream") ?? "";
+      const target = rt.signer.verify(id, upstream, c.req.query("sig"));
+      if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
+      return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
+        serveUpstream(c, rt, req, target, signedExtension(upstream)),
+      );
+    },
+  };
+
+  app.route(
+    "/",
+    routesOf<AppEnv, string, PlayRouteFamily["routes"]>(
+      options.routes ?? playRoutes,
+      handlers,
+      rt.options.config.extensions,
+    ),
+  );
+  return app;
+}
+
+/**
+ * What every play route checks, and `stream.ts`, over one runtime and credential resolver:
+ * shared by the play routes of a mount and by {@link createStreamDoor}.
+ */
+function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions) {
+  const { catalog, localIngress } = rt.options;
   /**
    * Credential, scope, channel, viewer lease: the order every play route checks in.
    * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
@@ -136,6 +230,8 @@ export function createPlayRoutes(
     route: "index" | "media" | "probe" | "stream",
     /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
     resource?: string,
+    /** A grant the caller resolved already (a door of its own); default: the mount's. */
+    given?: PlayGrant,
   ): Promise<{
     request: PlayRequest;
     minted?: string;
@@ -160,7 +256,7 @@ export function createPlayRoutes(
         return { request };
       }
     }
-    const grant = await options.resolveGrant(c, id);
+    const grant = given ?? (await options.resolveGrant(c, id));
     if (grant.channels !== null && !grant.channels.has(id)) {
       throw new GatewayError("forbidden", "channel not allowed for this credential");
     }
@@ -233,132 +329,73 @@ export function createPlayRoutes(
     };
   };
 
-  const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
-    const { request: req, minted } = await admit(c, id, "index", "index.m3u8");
-    if (minted !== undefined) {
-      // Spec "Playback" 6: the first request mints a lease and is sent back with it.
-      const u = new URL(c.req.url);
-      const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
-      const search = u.search === "" ? "?" : `${u.search}&`;
-      return c.body(null, 307, { Location: `${base}${u.pathname}${search}viewer=${minted}` });
+  /**
+   * `stream.ts` of channel `id`: the play route, and the doors that stream a channel under
+   * a credential they checked themselves (HDHomeRun `auto/v`), which pass their `grant`.
+   */
+  const stream = async (c: Context<AppEnv>, id: string, given?: PlayGrant): Promise<Response> => {
+    // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
+    // takes one (no redirect: players of raw TS do not follow one with a lease) and the
+    // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
+    const {
+      request: req,
+      seat,
+      grant,
+    } = await admit(c, id, c.req.method === "HEAD" ? "probe" : "stream", undefined, given);
+    if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
+    if (localIngress?.stream === undefined)
+      throw new GatewayError("not_ready", "local packaging is not available");
+    const max = req.channel.max_viewers;
+    const renew =
+      seat === undefined || max === null
+        ? undefined
+        : () => {
+            // A cluster's seat store may fail for a moment: the next renewal tries again.
+            Promise.resolve(rt.leases.admit(id, seat.holder, max, seat.lease)).catch(
+              () => undefined,
+            );
+          };
+    const limit = c.req.method === "HEAD" ? undefined : grant?.connections;
+    if (limit === undefined) return localIngress.stream(c, req, renew);
+    // Extensions "Connection limits": the connection holds one of the key's seats from
+    // here until it closes.
+    const claim = await claimKeyConnection(rt.keyConnections, limit);
+    if (claim.kind !== "held") keySeatRefusal(claim.kind, limit.max);
+    const { release } = claim as { release: () => void };
+    let answer: Response;
+    try {
+      answer = await localIngress.stream(c, req, renew);
+    } catch (err) {
+      release();
+      throw err;
     }
-    if (isPackagedIngress(req.channel.ingress)) {
-      if (localIngress === undefined)
-        throw new GatewayError("not_ready", "local packaging is not available");
-      return localIngress.index(c, req);
-    }
-    const source = resolveChannelSource(req.channel, catalog);
-    if (source === undefined)
-      throw new GatewayError("upstream_error", "channel source is not configured");
-    const directives = llHlsDirectives((n) => c.req.query(n));
-    const outcome = await whileParked(req, directives.includes("_HLS_msn"), () =>
-      rt.playlists.getLive(req.channel, source, directives),
-    );
-    switch (outcome.kind) {
-      case "playlist":
-        return playlistResponse(c, req, outcome.compiled, rt.stats, rt);
-      case "refused":
-        throw new GatewayError("forbidden", "upstream target not allowed");
-      case "failed":
-        throw new GatewayError("upstream_error", outcome.message);
-      case "status":
-        throw new GatewayError("upstream_error", `upstream answered ${outcome.status}`);
-      case "bytes":
-        throw new GatewayError("upstream_error", "upstream did not answer a playlist");
-      case "invalid":
-        throw new GatewayError("invalid_request", outcome.message);
-    }
+    // Unit tests call the app without a node response: nothing stays open there.
+    const out = c.env?.outgoing as typeof c.env.outgoing | undefined;
+    if (out === undefined || out.destroyed || answer.status !== 200) release();
+    else out.once("close", release);
+    return answer;
   };
 
-  // Answers built as web Responses (errors, passed-through statuses); streamed ones
-  // carry the header from `keptResponseHeaders`.
-  app.use("/:id/u/*", async (c, next) => {
-    await next();
-    c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
+  return { admit, stream };
+}
+
+interface PlayAdmissionOptions {
+  resolveGrant: ResolveGrant;
+  acceptForwarded?: AcceptForwarded;
+}
+
+/**
+ * Streams channel `id` as `stream.ts` does (credential scope, channel, `max_viewers`
+ * and playback-key seats), for a door that checked the credential itself and passes its
+ * grant: HDHomeRun `auto/v{n}`, Xtream `live/…`.
+ */
+export type StreamDoor = (c: Context<AppEnv>, id: string, grant: PlayGrant) => Promise<Response>;
+
+export function createStreamDoor(rt: PlaybackRuntime): StreamDoor {
+  const { stream } = createPlayAdmission(rt, {
+    resolveGrant: () => Promise.reject(new GatewayError("unauthorized", "no credential")),
   });
-
-  const handlers = {
-    index: (c: Context<AppEnv>) => index(c, c.req.param("id") ?? ""),
-
-    // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
-    stream: async (c: Context<AppEnv>) => {
-      const id = c.req.param("id") ?? "";
-      // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
-      // takes one (no redirect: players of raw TS do not follow one with a lease) and the
-      // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
-      const {
-        request: req,
-        seat,
-        grant,
-      } = await admit(c, id, c.req.method === "HEAD" ? "probe" : "stream");
-      if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
-      if (localIngress?.stream === undefined)
-        throw new GatewayError("not_ready", "local packaging is not available");
-      const max = req.channel.max_viewers;
-      const renew =
-        seat === undefined || max === null
-          ? undefined
-          : () => {
-              // A cluster's seat store may fail for a moment: the next renewal tries again.
-              Promise.resolve(rt.leases.admit(id, seat.holder, max, seat.lease)).catch(
-                () => undefined,
-              );
-            };
-      const limit = c.req.method === "HEAD" ? undefined : grant?.connections;
-      if (limit === undefined) return localIngress.stream(c, req, renew);
-      // Extensions "Connection limits": the connection holds one of the key's seats from
-      // here until it closes.
-      const claim = await claimKeyConnection(rt.keyConnections, limit);
-      if (claim.kind !== "held") keySeatRefusal(claim.kind, limit.max);
-      const { release } = claim as { release: () => void };
-      let answer: Response;
-      try {
-        answer = await localIngress.stream(c, req, renew);
-      } catch (err) {
-        release();
-        throw err;
-      }
-      // Unit tests call the app without a node response: nothing stays open there.
-      const out = c.env?.outgoing as typeof c.env.outgoing | undefined;
-      if (out === undefined || out.destroyed || answer.status !== 200) release();
-      else out.once("close", release);
-      return answer;
-    },
-
-    live: async (c: Context<AppEnv>) => {
-      const file = c.req.param("file") ?? "";
-      const { request: req } = await admit(c, c.req.param("id") ?? "", "media", `live/${file}`);
-      // Spec "Playback" 2: the (decoded) file name may not contain path separators.
-      if (file === "" || /[/\\\0]/.test(file) || file.includes("..")) {
-        throw new GatewayError("invalid_request", "invalid file name");
-      }
-      if (localIngress === undefined)
-        throw new GatewayError("not_found", "no locally packaged output");
-      return localIngress.live(c, req, file);
-    },
-
-    upstream: async (c: Context<AppEnv>) => {
-      const id = c.req.param("id") ?? "";
-      const { request: req } = await admit(c, id, "media");
-      // Spec "Playback" 3: any change to the target or the signature is 403, before any upstream contact.
-      const upstream = c.req.param("upstream") ?? "";
-      const target = rt.signer.verify(id, upstream, c.req.query("sig"));
-      if (target === undefined) throw new GatewayError("forbidden", "invalid signature");
-      return whileParked(req, c.req.query("_HLS_msn") !== undefined, () =>
-        serveUpstream(c, rt, req, target, signedExtension(upstream)),
-      );
-    },
-  };
-
-  app.route(
-    "/",
-    routesOf<AppEnv, string, PlayRouteFamily["routes"]>(
-      options.routes ?? playRoutes,
-      handlers,
-      rt.options.config.extensions,
-    ),
-  );
-  return app;
+  return stream;
 }
 
 /**

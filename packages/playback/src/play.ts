@@ -19,9 +19,11 @@ export {
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
 export {
   createPlayRoutes,
+  createStreamDoor,
   type PlayRouteFamily,
   playRouteFamily,
   playRoutes,
+  type StreamDoor,
 } from "./play-routes.js";
 export {
   createPlaybackRuntime,

@@ -14,7 +14,13 @@ import type { PlaylistPolicy } from "./hls/playlist-policy.js";
 import type { KeyConnections } from "./key-connections.js";
 import { createPlaybackAuthorizer } from "./play-auth.js";
 import { jwtPlayGrant, type ResolveGrant } from "./play-grant.js";
-import { createPlayRoutes, type PlayRouteFamily, playRoutes } from "./play-routes.js";
+import {
+  createPlayRoutes,
+  createStreamDoor,
+  type PlayRouteFamily,
+  playRoutes,
+  type StreamDoor,
+} from "./play-routes.js";
 import { createPlaybackRuntime } from "./playback-runtime.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 import { createPlayback, playlistRoutes } from "./routes.js";
@@ -90,6 +96,8 @@ export interface PlaybackStack {
   readonly sessions: PlaybackSessions;
   /** Streams open under each playback key (extensions "Connection limits"). */
   readonly keyConnections: KeyConnections;
+  /** `stream.ts` of a channel for a door with a grant of its own (HDHomeRun `auto/v`). */
+  readonly streamDoor: StreamDoor;
   /** Cluster mode: this instance as leases name it (undefined outside), and every live lease. */
   readonly cluster: {
     self(): LeaseHolder | undefined;
@@ -198,6 +206,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
   return {
     routes,
     keyConnections: runtime.keyConnections,
+    streamDoor: createStreamDoor(runtime),
     fastLane: createPlaylistFastLane(runtime, {
       authorizer,
       log,

@@ -1,6 +1,7 @@
 import type { PasswordHasher, RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
+import type { StreamDoor } from "@svc/playback/play";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
 import type { GatewayMetrics, PlaybackStats } from "../metrics/gateway-metrics.js";
@@ -69,6 +70,8 @@ export interface AdminContext {
   readonly clusterSessions?: ClusterSessionSource;
   /** Streams open under a playback key on this instance (`active_cons`); absent: 0. */
   readonly keyConnections?: (keyId: string) => number;
+  /** `stream.ts` of a channel under a grant of the caller's (HDHomeRun `auto/v`). */
+  readonly streamDoor?: StreamDoor;
   readonly defaultUserAgent: string;
   /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
   readonly egress: Egress;
