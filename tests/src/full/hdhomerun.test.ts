@@ -248,6 +248,15 @@ describe("HDHomeRun tuner emulation", () => {
     assert.equal(again.body.DeviceID, limited.body.DeviceID);
     assert.equal(again.body.DeviceAuth, limited.body.DeviceAuth);
     assert.ok(!JSON.stringify(again.body.DeviceAuth).includes(keys.limited!.token));
+    // A key created with the extension on answers its tuner address once, with the key.
+    const made = await requestJson(`${gw.url}/v1/admin/access-tokens`, {
+      token: admin,
+      body: { name: "new tuner" },
+    });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.body.hdhomerun_url, `${gw.url}/p/${made.body.token}/hdhr`);
+    const listed = await requestJson(`${gw.url}/v1/admin/access-tokens`, { token: admin });
+    assert.ok(!listed.text.includes(made.body.token));
   });
 
   it("lineup.json: the key's enabled channels, GuideNumber by catalog position, URLs under BaseURL", async () => {

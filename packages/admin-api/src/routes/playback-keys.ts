@@ -59,7 +59,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     body: playbackKeyCreateBody,
     success: [
       201,
-      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}`",
+      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `hdhomerun_url` with extensions.hdhomerun)",
     ],
     errors: ["invalid_request"],
   },
@@ -133,7 +133,11 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
         expiresInSec: body.expires_in_sec,
         maxConnections: body.max_connections,
       });
-      return c.json(created, 201);
+      // Extensions "HDHomeRun": the key's tuner address, shown once with the key.
+      const hdhr = ctx.config.extensions.hdhomerun.enabled
+        ? { hdhomerun_url: `${requestBase(ctx, c)}/p/${created.token}/hdhr` }
+        : {};
+      return c.json({ ...created, ...hdhr }, 201);
     },
 
     revoke: async (c) =>

@@ -174,6 +174,8 @@ export interface IssuedPlaybackKey {
   created_at: string;
   expires_at: string | null;
   max_connections: number | null;
+  /** With extensions.hdhomerun: the key's HDHomeRun tuner address. */
+  hdhomerun_url?: string;
   warning: string;
 }
 

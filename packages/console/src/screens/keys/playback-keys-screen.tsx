@@ -48,6 +48,9 @@ export function PlaybackKeysScreen() {
             secret: r.token,
             warning: r.warning || "Copy the key now: it is never shown again.",
             extra: { label: "Playlist URL", value: r.playlist_url },
+            ...(r.hdhomerun_url === undefined
+              ? {}
+              : { more: [{ label: "HDHomeRun tuner URL", value: r.hdhomerun_url }] }),
           };
         }}
         onCreated={() => {
