@@ -10,12 +10,12 @@ import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
+import { createHlsStreamRelays } from "./hls-stream-relays.js";
 import { claimKeyConnection, type SeatOutcome } from "./key-connections.js";
 import { type PlayGrant, playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
-import { streamNotSupported } from "./sessions/ts-local-ingress.js";
 import { serveUpstream } from "./upstream-proxy.js";
 
 const PLAY_ERRORS = ["not_found", "upstream_error", "unavailable", "not_ready"] as const;
@@ -201,6 +201,7 @@ export function createPlayRoutes(
  */
 function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions) {
   const { catalog, localIngress } = rt.options;
+  const hlsStreams = hlsRelaysOf(rt);
   /**
    * Credential, scope, channel, viewer lease: the order every play route checks in.
    * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
@@ -342,9 +343,6 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
       seat,
       grant,
     } = await admit(c, id, c.req.method === "HEAD" ? "probe" : "stream", undefined, given);
-    if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
-    if (localIngress?.stream === undefined)
-      throw new GatewayError("not_ready", "local packaging is not available");
     const max = req.channel.max_viewers;
     const renew =
       seat === undefined || max === null
@@ -355,8 +353,20 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
               () => undefined,
             );
           };
+    let play: () => Promise<Response>;
+    if (!isPackagedIngress(req.channel.ingress)) {
+      const source = resolveChannelSource(req.channel, catalog);
+      if (source === undefined)
+        throw new GatewayError("upstream_error", "channel source is not configured");
+      play = () => hlsStreams.stream(c, req, source, renew);
+    } else {
+      const ingress = localIngress;
+      if (ingress?.stream === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
+      play = () => ingress.stream!(c, req, renew);
+    }
     const limit = c.req.method === "HEAD" ? undefined : grant?.connections;
-    if (limit === undefined) return localIngress.stream(c, req, renew);
+    if (limit === undefined) return play();
     // Extensions "Connection limits": the connection holds one of the key's seats from
     // here until it closes.
     const claim = await claimKeyConnection(rt.keyConnections, limit);
@@ -364,7 +374,7 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
     const { release } = claim as { release: () => void };
     let answer: Response;
     try {
-      answer = await localIngress.stream(c, req, renew);
+      answer = await play();
     } catch (err) {
       release();
       throw err;
@@ -377,6 +387,20 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
   };
 
   return { admit, stream };
+}
+
+/**
+ * One set of HLS `stream.ts` relays per runtime, shared by every mount and door (a channel
+ * watched through `/v1/play`, `/p/` and HDHomeRun still has one relay).
+ */
+const HLS_RELAYS = new WeakMap<PlaybackRuntime, ReturnType<typeof createHlsStreamRelays>>();
+function hlsRelaysOf(rt: PlaybackRuntime) {
+  let relays = HLS_RELAYS.get(rt);
+  if (relays === undefined) {
+    relays = createHlsStreamRelays(rt);
+    HLS_RELAYS.set(rt, relays);
+  }
+  return relays;
 }
 
 interface PlayAdmissionOptions {

@@ -184,11 +184,11 @@ describe("stream.ts through the lite binary (extensions.ts_output)", () => {
     assert.ok(received < 16 * 1024 * 1024, `${received} bytes`);
   });
 
-  it("answers a clear 404 for an ingress it does not serve yet", async () => {
+  it("an hls channel whose source is down answers 502 naming why, no fake stream", async () => {
     const r = await requestJson(stream("h1"));
-    assert.equal(r.status, 404, r.text);
-    assert.equal(r.body.error.code, "not_found");
-    assert.match(r.body.error.message, /ingress hls/);
+    assert.equal(r.status, 502, r.text);
+    assert.equal(r.body.error.code, "upstream_error");
+    assert.match(r.body.error.message, /stream\.ts of this channel failed: the source playlist/);
   });
 });
 

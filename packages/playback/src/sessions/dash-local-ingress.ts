@@ -20,10 +20,15 @@ import { clientSignal, gone, notReady, notServed, waitReady } from "./play-waits
 import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
-import { createTsLocalIngress, streamNotSupported } from "./ts-local-ingress.js";
+import { Fmp4TsRelay } from "./ts/fmp4-ts-relay.js";
+import { createTsLocalIngress } from "./ts-local-ingress.js";
+import { STREAM_BACKLOG_MS, STREAM_QUEUE_BYTES } from "./ts-packager.js";
+import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
+/** A `stream.ts` relay outlives its last viewer this long (a player reconnecting). */
+const RELAY_GRACE_MS = 5_000;
 
 export interface DashLocalIngressOptions {
   readonly sessions: SessionManager;
@@ -51,16 +56,72 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   const count = bytesOutCounter(o.stats);
 
   const ts = createTsLocalIngress(o);
+  const relays = new Map<string, { session: RuntimeSession; relay: Fmp4TsRelay }>();
   return {
     index: (c, req) => (req.channel.ingress === "ts" ? ts.index(c, req) : index(c, req)),
     live: (c, req, file) =>
       req.channel.ingress === "ts" ? ts.live(c, req, file) : live(c, req, file),
-    stream: (c, req, lease) => {
-      if (req.channel.ingress === "ts") return ts.stream!(c, req, lease);
-      // Extensions "MPEG-TS output" for DASH sources (a remux to TS) is not built yet.
-      throw streamNotSupported(req.channel.ingress);
-    },
+    stream: (c, req, lease) =>
+      req.channel.ingress === "ts" ? ts.stream!(c, req, lease) : remuxed(c, req, lease),
   };
+
+  /**
+   * Extensions "MPEG-TS output" of a DASH channel: the native engine's publication
+   * remuxed to MPEG-TS, one relay per channel for all its viewers (`Fmp4TsRelay`).
+   */
+  async function remuxed(
+    c: Context<AppEnv>,
+    req: PlayRequest,
+    lease?: () => void,
+  ): Promise<Response> {
+    if (c.req.method === "HEAD") return c.body(null, 200, STREAM_HEAD);
+    const session = o.sessions.open(req.channel);
+    if (!session) throw new GatewayError("not_ready", "channel is not running");
+    const fanoutOf = async () => {
+      if (!(await waitReady(session, req, clientSignal(c))))
+        throw notServed(session, "channel is starting");
+      const packager = session.packager;
+      if (packager?.folder !== undefined)
+        throw new GatewayError(
+          "not_found",
+          "stream.ts is not available for a channel packaged by the ffmpeg engine (engine: native carries it); play index.m3u8",
+        );
+      const pub = packager?.publication;
+      if (!pub) return undefined;
+      return relayOf(session).fanout;
+    };
+    return answerStream(
+      c,
+      { build: o.build, withCors: o.withCors },
+      sessionHost(session, count),
+      fanoutOf,
+      lease,
+    );
+  }
+
+  /** The channel's running relay, or a new one; a source it cannot carry is a 404 naming why. */
+  function relayOf(session: RuntimeSession): Fmp4TsRelay {
+    const id = session.channel.id;
+    const running = relays.get(id);
+    if (running?.session === session && running.relay.running) return running.relay;
+    running?.relay.stop("session replaced");
+    const pub = session.packager?.publication;
+    const why = pub ? Fmp4TsRelay.check(pub) : "channel is starting";
+    if (why !== undefined)
+      throw new GatewayError("not_found", `stream.ts cannot carry this channel: ${why}`);
+    const relay: Fmp4TsRelay = new Fmp4TsRelay({
+      publication: () => session.packager?.publication,
+      alive: () => o.sessions.get(id) === session && !session.stopping(),
+      maxQueuedBytes: STREAM_QUEUE_BYTES,
+      maxBacklogMs: STREAM_BACKLOG_MS,
+      graceMs: RELAY_GRACE_MS,
+      onStop: () => {
+        if (relays.get(id)?.relay === relay) relays.delete(id);
+      },
+    });
+    relays.set(id, { session, relay });
+    return relay;
+  }
 
   /** The head of a 200 answer, written straight to the node response (chunked without `length`). */
   function writeHead(

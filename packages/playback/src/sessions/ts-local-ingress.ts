@@ -11,20 +11,7 @@ import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 import { parseTsLiveFile } from "./ts/ts-window.js";
-
-/** How often a `stream.ts` viewer's seat is renewed (a lease lapses after 30 s). */
-const LEASE_RENEW_MS = 10_000;
-
-/**
- * Extensions "MPEG-TS output" for an ingress it does not serve yet: a clear 404, never
- * an empty or fake stream.
- */
-export function streamNotSupported(ingress: string): GatewayError {
-  return new GatewayError(
-    "not_found",
-    `stream.ts is not available yet for channels with ingress ${ingress} (only ingress ts); play index.m3u8`,
-  );
-}
+import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 
 export interface TsLocalIngressOptions {
   readonly sessions: SessionManager;
@@ -62,62 +49,17 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
      * `HEAD` answers the headers without opening the session.
      */
     async stream(c: Context<AppEnv>, req: PlayRequest, lease?: () => void): Promise<Response> {
-      const head = { "Content-Type": "video/mp2t", "Cache-Control": "no-store" };
-      if (c.req.method === "HEAD") return c.body(null, 200, head);
+      if (c.req.method === "HEAD") return c.body(null, 200, STREAM_HEAD);
       const session = o.sessions.open(req.channel);
       if (!session) throw new GatewayError("not_ready", "channel is not running");
-      let ticks = 0;
-      // A viewer that only reads (or waits for the first segment) is a viewer: the session
-      // stays up and its seat held.
-      const keep = setInterval(() => {
-        session.touch();
-        if (++ticks % (LEASE_RENEW_MS / 1000) === 0) lease?.();
-      }, 1000);
-      const fanout = await ready(c, session, req).then(
-        () => session.packager?.fanout,
-        (err: unknown) => {
-          clearInterval(keep);
-          throw err;
-        },
-      );
-      if (fanout === undefined) {
-        clearInterval(keep);
-        throw notReady("channel is starting");
-      }
-      const out = c.env.outgoing;
-      if (out.destroyed) {
-        // The client left while the channel started: nobody to add.
-        clearInterval(keep);
-        return alreadySent(499);
-      }
-      writeDirectHead(
+      const fanoutOf = () => ready(c, session, req).then(() => session.packager?.fanout);
+      return answerStream(
         c,
-        o.build,
-        200,
-        { "content-type": head["Content-Type"], "cache-control": head["Cache-Control"] },
-        o.withCors,
+        { build: o.build, withCors: o.withCors },
+        sessionHost(session, count),
+        fanoutOf,
+        lease,
       );
-      let closed = false;
-      const leave = fanout.add({
-        write(bytes) {
-          if (closed) return 0;
-          out.write(bytes);
-          count(session, bytes.length);
-          return out.writableLength;
-        },
-        close() {
-          if (closed) return;
-          closed = true;
-          out.destroy();
-        },
-      });
-      session.touch();
-      out.once("close", () => {
-        closed = true;
-        clearInterval(keep);
-        leave();
-      });
-      return alreadySent(200);
     },
 
     async live(c: Context<AppEnv>, req: PlayRequest, file: string): Promise<Response> {
@@ -154,7 +96,11 @@ export function createTsLocalIngress(o: TsLocalIngressOptions): LocalIngress {
 }
 
 /** Waits for the session's first segment; 502 with the reason when the source cannot play. */
-async function ready(c: Context<AppEnv>, session: RuntimeSession, req: PlayRequest): Promise<void> {
+export async function ready(
+  c: Context<AppEnv>,
+  session: RuntimeSession,
+  req: PlayRequest,
+): Promise<void> {
   if (await waitReady(session, req, clientSignal(c))) return;
   if (session.state === "failed")
     throw new GatewayError(

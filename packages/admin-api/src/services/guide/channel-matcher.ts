@@ -82,14 +82,23 @@ function idAsNames(xmltvId: string): string[] {
   const id = xmltvId.split("@")[0]!;
   const dot = id.lastIndexOf(".");
   const stem = dot > 0 ? id.slice(0, dot) : id;
-  const split = stem
-    .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, a, b, c, d) =>
-      a === undefined ? `${c} ${d}` : `${a} ${b}`,
-    );
+  // ASCII ids (nearly all) take the same rules with ASCII classes, several times faster.
+  const split = ASCII.test(stem)
+    ? stem
+        .replace(/([a-z])([A-Z])/g, "$1 $2")
+        .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+        .replace(/([A-Za-z])([0-9])|([0-9])([A-Za-z])/g, (_m, a, b, c, d) =>
+          a === undefined ? `${c} ${d}` : `${a} ${b}`,
+        )
+    : stem
+        .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+        .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+        .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, a, b, c, d) =>
+          a === undefined ? `${c} ${d}` : `${a} ${b}`,
+        );
   return split === stem ? [stem] : [stem, split];
 }
+const ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Builds the matching index over the guide channels of the enabled sources
@@ -102,45 +111,41 @@ export function createChannelMatcher(
   sourceOrder: readonly string[],
 ) {
   const priority = new Map(sourceOrder.map((id, i) => [id, i]));
-  // Words of the display names (of the id when it has none), for fuzzy candidates;
-  // only needed while the postings are built.
-  const wordsOf = new Map<Indexed, Set<string>>();
-  const all: Indexed[] = guideChannels
+  // Present channels first, then source priority: the postings below keep this order.
+  const ranked0 = guideChannels
     .filter((gc) => priority.has(gc.sourceId))
-    .map((gc) => {
-      const tokenLists = gc.displayNames.map(nameTokens);
-      const idTokenLists = idAsNames(gc.xmltvId).map(nameTokens);
-      const keysOf = (lists: string[][]) => [
-        ...new Set(lists.map((t) => t.join("")).filter((k) => k !== "")),
-      ];
-      const x: Indexed = {
-        gc,
-        // Present channels first, then source priority.
-        rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)!,
-        keys: keysOf(tokenLists),
-        idKeys: keysOf(idTokenLists),
-      };
-      wordsOf.set(x, new Set((tokenLists.length > 0 ? tokenLists : idTokenLists).flat()));
-      return x;
-    })
+    .map((gc) => ({ gc, rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)! }))
     .sort((a, b) => a.rank - b.rank);
-  const common = commonToken(all.length);
+  const common = commonToken(ranked0.length);
   const byId = new Map<string, Indexed[]>();
   const byKey = new Map<string, Indexed[]>();
   const byIdKey = new Map<string, Indexed[]>();
   const byToken = new Map<string, Indexed[]>();
+  // One channel's entries are pushed together, so a repeat is always the list's last.
   const push = <K>(m: Map<K, Indexed[]>, k: K, v: Indexed) => {
     const list = m.get(k);
     if (list === undefined) m.set(k, [v]);
     else if (list[list.length - 1] !== v) list.push(v);
   };
-  for (const x of all) {
-    push(byId, x.gc.xmltvId, x);
+  const keysOf = (lists: string[][]) => {
+    const keys: string[] = [];
+    for (const t of lists) {
+      const k = t.join("");
+      if (k !== "" && !keys.includes(k)) keys.push(k);
+    }
+    return keys;
+  };
+  for (const { gc, rank } of ranked0) {
+    const tokenLists = gc.displayNames.map(nameTokens);
+    const idTokenLists = idAsNames(gc.xmltvId).map(nameTokens);
+    const x: Indexed = { gc, rank, keys: keysOf(tokenLists), idKeys: keysOf(idTokenLists) };
+    push(byId, gc.xmltvId, x);
     for (const k of x.keys) push(byKey, k, x);
     for (const k of x.idKeys) push(byIdKey, k, x);
-    for (const t of wordsOf.get(x)!) push(byToken, t, x);
+    // Words of the display names (of the id when it has none), for fuzzy candidates.
+    for (const tokens of tokenLists.length > 0 ? tokenLists : idTokenLists)
+      for (const t of tokens) push(byToken, t, x);
   }
-  wordsOf.clear();
   // Words too common to gather candidates are never read: their postings go.
   for (const [t, posting] of byToken) if (posting.length > common) byToken.delete(t);
 

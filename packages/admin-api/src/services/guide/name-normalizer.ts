@@ -128,16 +128,16 @@ const NUMBER_WORDS: Record<string, string> = {
 /** Tokens of a name after case, accent and punctuation folding, tags removed. */
 export function nameTokens(name: string): string[] {
   // Most names are ASCII: NFKD and the mark removal are skipped for them.
-  let s = (
-    /^[\x20-\x7e]*$/.test(name) ? name : name.normalize("NFKD").replace(/\p{M}+/gu, "")
-  ).toLowerCase();
+  const ascii = /^[\x20-\x7e]*$/.test(name);
+  let s = (ascii ? name : name.normalize("NFKD").replace(/\p{M}+/gu, "")).toLowerCase();
   // "UK: BBC One", "|UK| BBC One", "[UK] BBC One", "UK - BBC One"
   s = s.replace(
     /^\s*(?:[[|(]\s*([a-z]{2,5})\s*[\]|)]\s*[:|-]?|([a-z]{2,5})\s*(?::|\||\s-\s))\s*/u,
     (m, bracketed?: string, bare?: string) => (isCountryTag(bracketed ?? bare ?? "") ? "" : m),
   );
   s = s.replace(/&/g, " and ").replace(/\+/g, " plus ");
-  let tokens = s.split(/[^\p{L}\p{N}]+/u).filter((t) => t !== "");
+  // Lowercased ASCII has no letters or digits beyond a-z0-9: the cheaper class then.
+  let tokens = s.split(ascii ? /[^a-z0-9]+/ : /[^\p{L}\p{N}]+/u).filter((t) => t !== "");
   tokens = tokens.map((t) => NUMBER_WORDS[t] ?? t);
   while (tokens.length > 1 && QUALITY.has(tokens[tokens.length - 1]!)) tokens.pop();
   if (tokens.length > 1 && COUNTRY.has(tokens[tokens.length - 1]!)) tokens.pop();

@@ -3,9 +3,9 @@ import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { type Dialect, type Tables, wroteRows } from "../dialect/dialect.js";
 import { postgresProgrammes } from "./postgres.js";
 import type { GuideRepository, SourceStatusRow } from "./repository.js";
-import { sqliteProgrammes } from "./sqlite.js";
+import { sqliteGuideChannels, sqliteProgrammes } from "./sqlite.js";
 
-/** Guide channels per INSERT of a switch (5 parameters each, far below either database's limit). */
+/** Guide channels per INSERT of a switch on PostgreSQL (5 parameters each, far below its limit). */
 const CHANNEL_BATCH_ROWS = 1_000;
 
 type StatusRecord = Tables["guideSourceStatus"]["$inferSelect"];
@@ -25,6 +25,7 @@ const firstStatus = (rows: StatusRecord[]) =>
 export function createGuideRepository(d: Dialect): GuideRepository {
   const { guideChannels, guideSourceStatus, guideSources, guideProgrammes } = d.tables;
   const programmes = d.kind === "sqlite" ? sqliteProgrammes(d.sqlite) : postgresProgrammes(d.pg);
+  const sqliteChannels = d.kind === "sqlite" ? sqliteGuideChannels(d.sqlite) : undefined;
 
   const updateStatus = async (sourceId: string, set: Partial<StatusRecord>) =>
     firstStatus(
@@ -153,6 +154,10 @@ export function createGuideRepository(d: Dialect): GuideRepository {
             .update(guideChannels)
             .set({ present: false })
             .where(eq(guideChannels.sourceId, sourceId));
+          if (sqliteChannels !== undefined) {
+            sqliteChannels.upsert(sourceId, channels);
+            return switched;
+          }
           for (let i = 0; i < channels.length; i += CHANNEL_BATCH_ROWS) {
             await tx
               .insert(guideChannels)
@@ -195,6 +200,7 @@ export function createGuideRepository(d: Dialect): GuideRepository {
 
     async channels(sourceIds) {
       if (sourceIds.length === 0) return [];
+      if (sqliteChannels !== undefined) return sqliteChannels.read(sourceIds);
       return d.db
         .select()
         .from(guideChannels)

@@ -1,9 +1,11 @@
 import type { StateDb } from "../../db/client.js";
 import type {
+  GuideChannelInput,
   GuideProgrammes,
   ProgrammeInput,
   ProgrammeRow,
   ProgrammeWriter,
+  StoredGuideChannel,
 } from "./repository.js";
 
 /** SQLite's default `wal_autocheckpoint`, in pages. */
@@ -98,6 +100,49 @@ export function sqliteProgrammes(db: StateDb): GuideProgrammes {
     },
     close() {
       closed = true;
+    },
+  };
+}
+
+/**
+ * A source's `<channel>` rows on SQLite through prepared statements: the switch's upsert,
+ * one run per channel inside the switch's transaction (better-sqlite3 is synchronous, so the
+ * rows join the `BEGIN IMMEDIATE` the dialect holds open), and matching's read of every row.
+ * drizzle's builder and row mapping spent seconds of CPU on a 40,000-channel guide
+ * (docs/benchmarks.md "Guide"), more than SQLite spends on the rows.
+ */
+export function sqliteGuideChannels(db: StateDb) {
+  const upsert = db.$client.prepare(
+    "INSERT INTO guide_channels (source_id, xmltv_id, display_names, icon, present) VALUES (?, ?, ?, ?, 1) " +
+      "ON CONFLICT (source_id, xmltv_id) DO UPDATE SET display_names = excluded.display_names, icon = excluded.icon, present = 1",
+  );
+  const select = db.$client.prepare(
+    "SELECT source_id, xmltv_id, display_names, icon, present FROM guide_channels WHERE source_id = ?",
+  );
+  type Row = {
+    source_id: string;
+    xmltv_id: string;
+    display_names: string;
+    icon: string;
+    present: number;
+  };
+  return {
+    upsert(sourceId: string, channels: readonly GuideChannelInput[]): void {
+      for (const c of channels) upsert.run(sourceId, c.id, JSON.stringify(c.displayNames), c.icon);
+    },
+    /** The rows of these sources, read the same way (matching reads all of them at once). */
+    read(sourceIds: readonly string[]): StoredGuideChannel[] {
+      const out: StoredGuideChannel[] = [];
+      for (const id of new Set(sourceIds))
+        for (const r of select.all(id) as Row[])
+          out.push({
+            sourceId: r.source_id,
+            xmltvId: r.xmltv_id,
+            displayNames: JSON.parse(r.display_names) as string[],
+            icon: r.icon,
+            present: r.present !== 0,
+          });
+      return out;
     },
   };
 }

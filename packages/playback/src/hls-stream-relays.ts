@@ -1,0 +1,96 @@
+import { readBodyCapped } from "@svc/core/egress";
+import { GatewayError } from "@svc/core/errors";
+import type { AppEnv } from "@svc/core/http";
+import type { Context } from "hono";
+import type { PlayRequest } from "./delivery/play-request.js";
+import { channelCredentialOrigin, channelRequestHeaders } from "./hls/upstream-headers.js";
+import type { PlaybackRuntime } from "./playback-runtime.js";
+import { HlsTsRelay, type RelayFetch } from "./sessions/ts/hls-ts-relay.js";
+import { STREAM_BACKLOG_MS, STREAM_QUEUE_BYTES } from "./sessions/ts-packager.js";
+import { answerStream, STREAM_HEAD } from "./sessions/ts-stream-answer.js";
+
+/** A relay outlives its last viewer this long (a player reconnecting). */
+const RELAY_GRACE_MS = 5_000;
+
+/**
+ * Extensions "MPEG-TS output" of `hls` channels: one {@link HlsTsRelay} per channel (and
+ * source URL), started by its first `stream.ts` viewer and stopped when the last has been
+ * gone for {@link RELAY_GRACE_MS}. Its fetches go through the egress as the proxy path's
+ * do (SSRF guard, routes, the channel's headers and user agent).
+ */
+export function createHlsStreamRelays(rt: PlaybackRuntime) {
+  const relays = new Map<string, { sourceUrl: string; relay: HlsTsRelay }>();
+
+  function relayOf(req: PlayRequest, sourceUrl: string): HlsTsRelay {
+    const id = req.channel.id;
+    const running = relays.get(id);
+    if (running?.sourceUrl === sourceUrl && running.relay.running) return running.relay;
+    running?.relay.stop("the channel's source changed");
+    const channel = req.channel;
+    const fetchOnce: RelayFetch = async (url, maxBytes) => {
+      const r = await rt.options.egress.request(url, {
+        headers: channelRequestHeaders(channel),
+        channelId: channel.id,
+        credentialOrigin: channelCredentialOrigin(channel, rt.options.catalog),
+      });
+      if (!r.ok) return { ok: false, message: r.message };
+      if (r.status !== 200) {
+        r.body.dump().catch(() => undefined);
+        return { ok: false, message: `upstream answered ${r.status}` };
+      }
+      const body = await readBodyCapped(r.body, maxBytes);
+      if (!body.ok)
+        return {
+          ok: false,
+          message: body.kind === "too_large" ? `more than ${maxBytes} bytes` : body.message,
+        };
+      rt.stats.bytesIn += body.bytes.length;
+      return { ok: true, bytes: body.bytes, url: r.url };
+    };
+    const relay: HlsTsRelay = new HlsTsRelay({
+      sourceUrl,
+      preferHeight: channel.prefer_height,
+      fetch: fetchOnce,
+      maxPlaylistBytes: rt.options.config.security.max_playlist_bytes,
+      maxQueuedBytes: STREAM_QUEUE_BYTES,
+      maxBacklogMs: STREAM_BACKLOG_MS,
+      graceMs: RELAY_GRACE_MS,
+      onStop: () => {
+        if (relays.get(id)?.relay === relay) relays.delete(id);
+      },
+    });
+    relays.set(id, { sourceUrl, relay });
+    return relay;
+  }
+
+  return {
+    /** `stream.ts` of an `hls` channel whose source is `sourceUrl`. */
+    async stream(
+      c: Context<AppEnv>,
+      req: PlayRequest,
+      sourceUrl: string,
+      lease?: () => void,
+    ): Promise<Response> {
+      if (c.req.method === "HEAD") return c.body(null, 200, STREAM_HEAD);
+      const relay = relayOf(req, sourceUrl);
+      const fanoutOf = async () => {
+        const why = await relay.ready;
+        if (why !== undefined)
+          throw new GatewayError("upstream_error", `stream.ts of this channel failed: ${why}`);
+        return relay.fanout;
+      };
+      return answerStream(
+        c,
+        { build: rt.build, withCors: rt.withCors },
+        {
+          touch: () => undefined,
+          count: (bytes) => {
+            rt.stats.bytesOut += bytes;
+          },
+        },
+        fanoutOf,
+        lease,
+      );
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import { createDecipheriv } from "node:crypto";
+import { Fmp4SegmentRemuxer } from "../../ts/fmp4-segment-remuxer.js";
+import {
+  chooseVariant,
+  isMasterPlaylist,
+  type MediaSegment,
+  readMediaPlaylist,
+  readVariants,
+} from "../../ts/hls-playlist-read.js";
+import { PACKET_SIZE, SYNC_BYTE } from "../../ts/ts-packet.js";
+import { TsFanout } from "./ts-fanout.js";
+
+/** One upstream fetch through the gateway's egress (SSRF guard, routes, channel headers). */
+export type RelayFetch = (
+  url: string,
+  maxBytes: number,
+) => Promise<{ ok: true; bytes: Buffer; url: string } | { ok: false; message: string }>;
+
+export interface HlsTsRelayOptions {
+  readonly sourceUrl: string;
+  readonly preferHeight: number | null;
+  readonly fetch: RelayFetch;
+  readonly maxPlaylistBytes: number;
+  readonly maxQueuedBytes: number;
+  readonly maxBacklogMs: number;
+  /** The relay outlives its last viewer this long. */
+  readonly graceMs: number;
+  readonly onStop: () => void;
+}
+
+/** A media segment larger than this is refused (a live segment is seconds of media). */
+const MAX_SEGMENT_BYTES = 64 << 20;
+/** An init section larger than this is refused. */
+const MAX_INIT_BYTES = 1 << 20;
+/** Segments fetched ahead of the one being sent. */
+const AHEAD = 2;
+/** Slices a segment is sent in, spread over most of its duration. */
+const SLICES = 20;
+
+interface Fetched {
+  readonly segment: MediaSegment;
+  readonly packets: Buffer[];
+  readonly discontinuity: boolean;
+}
+
+/**
+ * Extensions "MPEG-TS output" for an `hls` channel whose segments are MPEG-TS: one relay
+ * per channel follows the media playlist (the variant of `prefer_height`, else the highest
+ * bandwidth), fetches each segment once for all its `stream.ts` viewers, and sends the
+ * segments in order, paced over their duration, through a {@link TsFanout} (per-viewer
+ * continuity counters, `discontinuity_indicator` at `#EXT-X-DISCONTINUITY` and at a gap,
+ * slow readers dropped). It starts at the newest segment; a new viewer starts at the start
+ * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); fMP4 (CMAF)
+ * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused.
+ */
+export class HlsTsRelay {
+  readonly fanout: TsFanout;
+  /** Resolves once the first segment is being sent (undefined) or with why it cannot be. */
+  readonly ready: Promise<string | undefined>;
+  private settle!: (why: string | undefined) => void;
+  private stopped = false;
+  private current: Buffer[] | undefined;
+  private readonly queue: Fetched[] = [];
+  private wake: (() => void) | undefined;
+  private idleSince = Date.now();
+  private readonly keys = new Map<string, Buffer>();
+  private remuxer: { map: string; remuxer: Fmp4SegmentRemuxer } | undefined;
+  /** Segments fetched (one upstream request each), for `/v1/status`-style counters. */
+  segmentsFetched = 0;
+
+  constructor(private readonly o: HlsTsRelayOptions) {
+    this.ready = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    this.fanout = new TsFanout({
+      joinPoint: () => this.joinPoint(),
+      maxQueuedBytes: o.maxQueuedBytes,
+      maxBacklogMs: o.maxBacklogMs,
+    });
+    void this.produce().catch((err: unknown) => this.fail(String(err)));
+    void this.send();
+  }
+
+  /**
+   * The packets of the segment being sent from its first PAT on (a segment may open with
+   * an SDT): a viewer's stream starts with PAT and PMT.
+   */
+  private joinPoint(): Buffer[] | undefined {
+    const current = this.current;
+    if (!current) return undefined;
+    const pat = current.findIndex((p) => p[1]! === 0x40 && p[2]! === 0);
+    return pat < 0 ? undefined : pat === 0 ? current : current.slice(pat);
+  }
+
+  get running(): boolean {
+    return !this.stopped;
+  }
+
+  stop(why: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.settle(why);
+    this.wake?.();
+    this.fanout.closeAll(why);
+    this.o.onStop();
+  }
+
+  private fail(why: string): void {
+    this.settle(why);
+    this.stop(why);
+  }
+
+  private idle(): boolean {
+    // Before its first segment the relay waits for its first viewer's request to add it.
+    const grace = this.current === undefined ? Math.max(this.o.graceMs, 30_000) : this.o.graceMs;
+    if (this.fanout.size > 0) this.idleSince = Date.now();
+    else if (Date.now() - this.idleSince > grace) this.stop("no viewer");
+    return this.stopped;
+  }
+
+  /** Follows the media playlist and fetches new segments into the queue. */
+  private async produce(): Promise<void> {
+    const first = await this.o.fetch(this.o.sourceUrl, this.o.maxPlaylistBytes);
+    if (!first.ok) return this.fail(`the source playlist: ${first.message}`);
+    let text = first.bytes.toString("utf8");
+    if (!text.replace(/^\uFEFF/, "").startsWith("#EXTM3U"))
+      return this.fail("the source is not an HLS playlist");
+    let mediaUrl = first.url;
+    if (isMasterPlaylist(text)) {
+      const v = chooseVariant(readVariants(text, first.url), this.o.preferHeight);
+      if (!v) return this.fail("the master playlist lists no variant");
+      mediaUrl = v.uri;
+      text = "";
+    }
+    let next: number | undefined;
+    let gap = false;
+    let failures = 0;
+    while (!this.stopped && !this.idle()) {
+      if (text === "") {
+        const r = await this.o.fetch(mediaUrl, this.o.maxPlaylistBytes);
+        if (!r.ok) {
+          if (next === undefined) return this.fail(`the media playlist: ${r.message}`);
+          failures += 1;
+          await this.sleep(Math.min(5000, 500 * failures));
+          continue;
+        }
+        text = r.bytes.toString("utf8");
+        mediaUrl = r.url;
+      }
+      const m = readMediaPlaylist(text, mediaUrl);
+      text = "";
+      failures = 0;
+      const last = m.segments.at(-1);
+      if (next === undefined) {
+        if (!last) {
+          await this.sleep(1000);
+          continue;
+        }
+        next = last.msn;
+      }
+      const oldest = m.segments[0];
+      if (oldest && oldest.msn > next) gap = true;
+      for (const s of m.segments) {
+        if (s.msn < next) continue;
+        if (this.stopped) return;
+        if (s.key && s.key.method !== "AES-128")
+          return this.fail(
+            `the channel's HLS segments are encrypted with ${s.key.method}, which stream.ts cannot decrypt`,
+          );
+        // Keep at most AHEAD segments fetched and not sent yet.
+        while (this.queue.length >= AHEAD && !this.stopped) await this.sleep(250);
+        const packets = await this.segmentPackets(s);
+        next = s.msn + 1;
+        if (typeof packets === "string") {
+          // Nothing sent yet: the source cannot be played, say why.
+          if (this.current === undefined && this.queue.length === 0) return this.fail(packets);
+          gap = true;
+          continue;
+        }
+        this.queue.push({ segment: s, packets, discontinuity: s.discontinuity || gap });
+        gap = false;
+        this.wake?.();
+      }
+      if (m.endList) {
+        // An ended (or VOD) playlist: send what is queued, then end the viewers.
+        while (this.queue.length > 0 && !this.stopped) await this.sleep(250);
+        return this.stop("the source playlist ended");
+      }
+      // RFC 8216bis 6.3.4: reload no sooner than half a target duration after a change.
+      await this.sleep(Math.max(500, Math.min(5000, (m.targetDurationSec * 1000) / 2)));
+    }
+  }
+
+  /** One segment's packets (decrypted, on the 188-byte grid), or why it cannot be sent. */
+  private async segmentPackets(s: MediaSegment): Promise<Buffer[] | string> {
+    const r = await this.o.fetch(s.uri, MAX_SEGMENT_BYTES);
+    this.segmentsFetched += 1;
+    if (!r.ok) return `segment ${s.msn}: ${r.message}`;
+    let bytes = r.bytes;
+    if (s.key) {
+      const key = await this.key(s.key.uri);
+      if (typeof key === "string") return key;
+      try {
+        const decipher = createDecipheriv("aes-128-cbc", key, ivOf(s));
+        bytes = Buffer.concat([decipher.update(bytes), decipher.final()]);
+      } catch {
+        return `segment ${s.msn}: AES-128 decryption failed`;
+      }
+    }
+    if (s.map !== undefined) return this.remuxed(s.map, s.msn, bytes);
+    let at = 0;
+    while (at < Math.min(bytes.length, PACKET_SIZE) && bytes[at] !== SYNC_BYTE) at++;
+    if (
+      bytes[at] !== SYNC_BYTE ||
+      (bytes.length > at + PACKET_SIZE && bytes[at + PACKET_SIZE] !== SYNC_BYTE)
+    )
+      return `segment ${s.msn} is not MPEG-TS`;
+    const packets: Buffer[] = [];
+    for (; at + PACKET_SIZE <= bytes.length; at += PACKET_SIZE)
+      if (bytes[at] === SYNC_BYTE) packets.push(bytes.subarray(at, at + PACKET_SIZE));
+    return packets;
+  }
+
+  /** A CMAF (fMP4) segment remuxed to TS, with the init section of `map` (fetched once). */
+  private async remuxed(map: string, msn: number, bytes: Buffer): Promise<Buffer[] | string> {
+    if (this.remuxer?.map !== map) {
+      const init = await this.o.fetch(map, MAX_INIT_BYTES);
+      if (!init.ok) return `the init section: ${init.message}`;
+      const r = Fmp4SegmentRemuxer.of(init.bytes);
+      if (!r.ok) {
+        this.fail(`stream.ts cannot carry this channel: ${r.error}`);
+        return r.error;
+      }
+      // A new init section is a new source for the player.
+      this.remuxer = { map, remuxer: r.value };
+    }
+    const packets = this.remuxer.remuxer.segment(bytes);
+    return packets.ok ? packets.value : `segment ${msn}: ${packets.error}`;
+  }
+
+  private async key(uri: string | undefined): Promise<Buffer | string> {
+    if (uri === undefined) return "an AES-128 key without URI";
+    const known = this.keys.get(uri);
+    if (known) return known;
+    const r = await this.o.fetch(uri, 1024);
+    if (!r.ok) return `the AES-128 key: ${r.message}`;
+    if (r.bytes.length !== 16) return "the AES-128 key is not 16 bytes";
+    this.keys.set(uri, r.bytes);
+    return r.bytes;
+  }
+
+  /** Sends the queued segments in order, each in slices over most of its duration. */
+  private async send(): Promise<void> {
+    while (!this.stopped) {
+      const f = this.queue[0];
+      if (!f) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, 1000);
+        });
+        this.wake = undefined;
+        if (this.idle()) return;
+        continue;
+      }
+      if (f.discontinuity && this.current) this.fanout.discontinuity();
+      this.current = [];
+      this.settle(undefined);
+      const per = Math.ceil(f.packets.length / SLICES);
+      // Behind (segments waiting): faster, so the relay stays near the live edge.
+      const pace = this.queue.length > 1 ? 0.5 : 0.9;
+      const gapMs = (f.segment.durationSec * 1000 * pace) / SLICES;
+      for (let i = 0; i < f.packets.length && !this.stopped; i += per) {
+        const slice = f.packets.slice(i, i + per);
+        this.current.push(...slice);
+        this.fanout.push(slice);
+        if (i + per < f.packets.length) await this.sleep(gapMs);
+      }
+      this.queue.shift();
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+/** RFC 8216bis 5.2: the IV attribute, else the media sequence number as a 128-bit big-endian. */
+function ivOf(s: MediaSegment): Buffer {
+  const hex = s.key?.iv?.replace(/^0[xX]/, "");
+  if (hex && /^[0-9a-fA-F]{1,32}$/.test(hex)) return Buffer.from(hex.padStart(32, "0"), "hex");
+  const iv = Buffer.alloc(16);
+  iv.writeBigUInt64BE(BigInt(s.msn), 8);
+  return iv;
+}
