@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { createAdminApp, keyPlayGrant, keyPlayRoutes, openAdminState } from "@svc/admin-api/admin";
+import {
+  createAdminApp,
+  type DiscoveryResponder,
+  discoveryDevice,
+  keyPlayGrant,
+  keyPlayRoutes,
+  openAdminState,
+  startDiscoveryResponder,
+} from "@svc/admin-api/admin";
 import { channelLeasesFor } from "@svc/admin-api/cluster";
 import { consoleRoutes, createConsoleRoutes } from "@svc/admin-api/console";
 import { buildOpenApiDocument } from "@svc/admin-api/openapi";
@@ -113,6 +121,8 @@ export async function composeFull(
     sessions: port.sessions,
     instance: () => instanceId,
     clusterSessions: port.clusterSessions,
+    keyConnections: port.keyConnections,
+    streamDoor: port.streamDoor,
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
@@ -174,6 +184,7 @@ export async function composeFull(
   // Refuses to start when a route was registered without its declaration, or declares a
   // credential no gate knows: the credential gate and the document know only declared routes.
   const openapi = buildOpenApiDocument(info, routeTableOf(app));
+  let discovery: Promise<DiscoveryResponder> | undefined;
   return {
     app,
     fastLane: playback.fastLane,
@@ -184,8 +195,24 @@ export async function composeFull(
       // Cluster mode: the boot sequence resolved its own already; an embedder's is resolved here.
       if (clustered && advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
       playback.start();
+      const hdhr = config.extensions.hdhomerun;
+      if (hdhr.enabled && hdhr.udp_discovery) {
+        // Extensions "HDHomeRun": discovery on the listen address's host, UDP `udp_port`.
+        const origin = urls[0] ?? "http://127.0.0.1";
+        discovery = startDiscoveryResponder({
+          host: new URL(origin).hostname.replace(/^\[|\]$/g, ""),
+          port: hdhr.udp_port,
+          device: discoveryDevice(ctx, () => origin),
+          onError: (err) => log.warn({ err }, "hdhomerun discovery"),
+        });
+        discovery.then(
+          (d) => log.info({ port: d.port }, "hdhomerun discovery listening"),
+          (err: unknown) => log.error({ err }, "hdhomerun discovery could not start"),
+        );
+      }
     },
     shutdown: async () => {
+      await discovery?.then((d) => d.close()).catch(() => undefined);
       await state.stopGuide();
       await playback.close();
       await egress.close();

@@ -1,4 +1,5 @@
 import type { ClusterSessionSource, SessionControl } from "@svc/admin-api/admin";
+import type { StreamDoor } from "@svc/playback/play";
 import type { PlaybackStack } from "@svc/playback/stack";
 
 /**
@@ -10,6 +11,10 @@ import type { PlaybackStack } from "@svc/playback/stack";
 export interface PlaybackPort {
   readonly sessions: SessionControl;
   readonly clusterSessions: ClusterSessionSource;
+  /** `active_cons` of a playback key (extensions "Connection limits"). */
+  readonly keyConnections: (keyId: string) => number;
+  /** HDHomeRun `auto/v`: the stack's `stream.ts` under the key's grant. */
+  readonly streamDoor: StreamDoor;
   connect(stack: PlaybackStack): void;
 }
 
@@ -32,6 +37,8 @@ export function createPlaybackPort(): PlaybackPort {
       self: () => stack().cluster.self(),
       live: () => stack().cluster.live(),
     },
+    keyConnections: (keyId) => stack().keyConnections.active(keyId),
+    streamDoor: (c, id, grant) => stack().streamDoor(c, id, grant),
     connect(s) {
       if (connected !== undefined) throw new Error("the playback stack is connected already");
       connected = s;

@@ -8,13 +8,14 @@ import {
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
 import type { Logger } from "@svc/core/log";
-import type { ViewerSeatStore } from "@svc/playback/play";
+import type { StreamDoor, ViewerSeatStore } from "@svc/playback/play";
 import { Hono } from "hono";
 import type { AdminContext, SessionControl } from "./context/admin-context.js";
 import type { AdminEnv } from "./context/env.js";
 import { credentialGate } from "./http/credential-gate.js";
 import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
 import { ADMIN_ROUTE_FAMILIES } from "./routes/admin-routes.js";
+import { createHdhomerunRoutes, hdhomerunRoutes } from "./routes/hdhomerun.js";
 import {
   createKeyPlaylistRoute,
   keyPlaylistRoutes,
@@ -43,7 +44,13 @@ import { createPgViewerSeatStore } from "./storage/viewer-seats/postgres.js";
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./context/admin-context.js";
 export type { AdminEnv } from "./context/env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
+export { hdhomerunRoutes } from "./routes/hdhomerun.js";
 export { keyPathParts, keyPlayGrant, keyPlayRoutes } from "./routes/key-playback.js";
+export { discoveryDevice } from "./services/hdhomerun/discovery-device.js";
+export {
+  type DiscoveryResponder,
+  startDiscoveryResponder,
+} from "./services/hdhomerun/discovery-responder.js";
 export type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 
 /** Session control of an app without a packaging engine: nothing runs. */
@@ -78,6 +85,10 @@ export interface AdminStateOptions {
   readonly accessLog?: boolean;
   /** Cluster mode: the packaging leases `/v1/status` lists the cluster's sessions from. */
   readonly clusterSessions?: ClusterSessionSource;
+  /** `active_cons` of a playback key: its streams open on this instance. */
+  readonly keyConnections?: (keyId: string) => number;
+  /** `stream.ts` of a channel for the HDHomeRun door (the playback stack's). */
+  readonly streamDoor?: StreamDoor;
   /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
   readonly instance?: () => string;
 }
@@ -197,6 +208,8 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     playbackStats,
     sessions,
     clusterSessions: options.clusterSessions,
+    keyConnections: options.keyConnections,
+    streamDoor: options.streamDoor,
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
     egressConfig,
@@ -277,5 +290,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
   for (const family of ADMIN_ROUTE_FAMILIES) app.route(family.routes.base, family.create(ctx));
   app.use(`${keyPlaylistRoutes.base}/*`, playbackKeyGate(ctx));
   app.route(keyPlaylistRoutes.base, createKeyPlaylistRoute(ctx));
+  // Extensions "HDHomeRun": registered only when switched on (behind the same key gate).
+  app.route(hdhomerunRoutes.base, createHdhomerunRoutes(ctx));
   return app;
 }

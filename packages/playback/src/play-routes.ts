@@ -11,7 +11,8 @@ import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
 import { createHlsStreamRelays } from "./hls-stream-relays.js";
-import { playRequestOf, type ResolveGrant } from "./play-grant.js";
+import { claimKeyConnection, type SeatOutcome } from "./key-connections.js";
+import { type PlayGrant, playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
@@ -106,98 +107,7 @@ export function createPlayRoutes(
     if (c.res.status >= 500) rt.stats.errors += 1;
   });
 
-  /**
-   * Credential, scope, channel, viewer lease: the order every play route checks in.
-   * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
-   * `index.m3u8` mints one (answered with `minted`), `live/` and `u/` only renew one.
-   * `viewer` is validated before it is written into any URL; on a channel without a
-   * limit a well-formed value is ignored (and never copied).
-   */
-  /** Takes one of `client`'s parked places (see `PlayRequest.park`). */
-  const parkFor = (client: string) => () => {
-    const release = rt.parking.enter(client);
-    if (release !== undefined) return release;
-    // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
-    throw new GatewayError(
-      "too_many_requests",
-      `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
-      { headers: { "Retry-After": "1" } },
-    );
-  };
-
-  const admit = async (
-    c: Context<AppEnv>,
-    id: string,
-    /** `probe`: a HEAD of `stream.ts`, which takes no viewer seat. */
-    route: "index" | "media" | "probe",
-    /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
-    resource?: string,
-  ): Promise<{
-    request: PlayRequest;
-    minted?: string;
-    seat?: { holder: string; lease: string };
-  }> => {
-    if (resource !== undefined && options.acceptForwarded !== undefined) {
-      const play = options.acceptForwarded(c, id, resource);
-      if (play !== undefined) {
-        const channel = catalog.get(id);
-        if (channel === undefined || channel.disabled)
-          throw new GatewayError("not_found", "channel not found");
-        const request: PlayRequest = {
-          channel,
-          prefix: play.prefix,
-          query: play.query,
-          sharedCache: play.sharedCache,
-          park: parkFor(play.client),
-          forwarded: true,
-        };
-        return { request };
-      }
-    }
-    const grant = await options.resolveGrant(c, id);
-    if (grant.channels !== null && !grant.channels.has(id)) {
-      throw new GatewayError("forbidden", "channel not allowed for this credential");
-    }
-    const channel = catalog.get(id);
-    if (channel === undefined || channel.disabled)
-      throw new GatewayError("not_found", "channel not found");
-    const presented = c.req.query("viewer");
-    if (presented !== undefined && !LEASE_SHAPE.test(presented))
-      throw new GatewayError("invalid_request", "viewer is not a viewer lease");
-    let viewer: string | undefined;
-    let minted: string | undefined;
-    let seat: { holder: string; lease: string } | undefined;
-    if (channel.max_viewers !== null && route !== "probe") {
-      if (presented === undefined && route === "media")
-        throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
-      // The credential as generated URLs carry it: the mount (with a playback key) and token.
-      const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
-      // Synchronous in a single process; a cluster awaits its database on a new seat only.
-      const admitted = rt.leases.admit(id, holder, channel.max_viewers, presented);
-      const lease = admitted instanceof Promise ? await admitted : admitted;
-      if (lease.kind === "bad_signature")
-        throw new GatewayError("forbidden", "invalid viewer lease");
-      if (lease.kind === "full")
-        throw new GatewayError("too_many_requests", "channel viewer limit reached");
-      if (lease.kind === "unavailable")
-        throw new GatewayError("unavailable", "viewer seats cannot be counted right now", {
-          headers: { "Retry-After": "2" },
-        });
-      if (lease.kind === "minted") minted = lease.lease;
-      else viewer = presented;
-      seat = { holder, lease: (minted ?? presented)! };
-    }
-    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
-    const request: PlayRequest = {
-      ...playRequestOf(grant, channel, base, viewer),
-      park: parkFor(clientAddress(c)),
-    };
-    return {
-      request,
-      ...(minted === undefined ? {} : { minted }),
-      ...(seat === undefined ? {} : { seat }),
-    };
-  };
+  const { admit, stream } = createPlayAdmission(rt, options);
 
   const index = async (c: Context<AppEnv>, id: string): Promise<Response> => {
     const { request: req, minted } = await admit(c, id, "index", "index.m3u8");
@@ -243,42 +153,11 @@ export function createPlayRoutes(
     c.res.headers.set("Content-Security-Policy", UPSTREAM_CSP);
   });
 
-  const hlsStreams = createHlsStreamRelays(rt);
-
   const handlers = {
     index: (c: Context<AppEnv>) => index(c, c.req.param("id") ?? ""),
 
     // Extensions "MPEG-TS output": a real route only when `extensions.ts_output` is on.
-    stream: async (c: Context<AppEnv>) => {
-      const id = c.req.param("id") ?? "";
-      // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
-      // takes one (no redirect: players of raw TS do not follow one with a lease) and the
-      // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
-      const { request: req, seat } = await admit(
-        c,
-        id,
-        c.req.method === "HEAD" ? "probe" : "index",
-      );
-      const max = req.channel.max_viewers;
-      const renew =
-        seat === undefined || max === null
-          ? undefined
-          : () => {
-              // A cluster's seat store may fail for a moment: the next renewal tries again.
-              Promise.resolve(rt.leases.admit(id, seat.holder, max, seat.lease)).catch(
-                () => undefined,
-              );
-            };
-      if (!isPackagedIngress(req.channel.ingress)) {
-        const source = resolveChannelSource(req.channel, catalog);
-        if (source === undefined)
-          throw new GatewayError("upstream_error", "channel source is not configured");
-        return hlsStreams.stream(c, req, source, renew);
-      }
-      if (localIngress?.stream === undefined)
-        throw new GatewayError("not_ready", "local packaging is not available");
-      return localIngress.stream(c, req, renew);
-    },
+    stream: (c: Context<AppEnv>) => stream(c, c.req.param("id") ?? ""),
 
     live: async (c: Context<AppEnv>) => {
       const file = c.req.param("file") ?? "";
@@ -314,6 +193,250 @@ export function createPlayRoutes(
     ),
   );
   return app;
+}
+
+/**
+ * What every play route checks, and `stream.ts`, over one runtime and credential resolver:
+ * shared by the play routes of a mount and by {@link createStreamDoor}.
+ */
+function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions) {
+  const { catalog, localIngress } = rt.options;
+  const hlsStreams = hlsRelaysOf(rt);
+  /**
+   * Credential, scope, channel, viewer lease: the order every play route checks in.
+   * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
+   * `index.m3u8` mints one (answered with `minted`), `live/` and `u/` only renew one.
+   * `viewer` is validated before it is written into any URL; on a channel without a
+   * limit a well-formed value is ignored (and never copied).
+   */
+  /** Takes one of `client`'s parked places (see `PlayRequest.park`). */
+  const parkFor = (client: string) => () => {
+    const release = rt.parking.enter(client);
+    if (release !== undefined) return release;
+    // Issue 12 item 8: one more held connection is refused at once (docs/sessions.md).
+    throw new GatewayError(
+      "too_many_requests",
+      `too many waiting requests from this client (at most ${MAX_PARKED_PER_CLIENT})`,
+      { headers: { "Retry-After": "1" } },
+    );
+  };
+
+  const admit = async (
+    c: Context<AppEnv>,
+    id: string,
+    /**
+     * `probe`: a HEAD of `stream.ts`, which takes no viewer seat; `stream`: a `stream.ts`
+     * connection, whose playback-key seat the stream handler pins for its lifetime.
+     */
+    route: "index" | "media" | "probe" | "stream",
+    /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
+    resource?: string,
+    /** A grant the caller resolved already (a door of its own); default: the mount's. */
+    given?: PlayGrant,
+  ): Promise<{
+    request: PlayRequest;
+    minted?: string;
+    seat?: { holder: string; lease: string };
+    /** Absent on a forwarded request (the forwarding instance admitted it). */
+    grant?: PlayGrant;
+  }> => {
+    if (resource !== undefined && options.acceptForwarded !== undefined) {
+      const play = options.acceptForwarded(c, id, resource);
+      if (play !== undefined) {
+        const channel = catalog.get(id);
+        if (channel === undefined || channel.disabled)
+          throw new GatewayError("not_found", "channel not found");
+        const request: PlayRequest = {
+          channel,
+          prefix: play.prefix,
+          query: play.query,
+          sharedCache: play.sharedCache,
+          park: parkFor(play.client),
+          forwarded: true,
+        };
+        return { request };
+      }
+    }
+    const grant = given ?? (await options.resolveGrant(c, id));
+    if (grant.channels !== null && !grant.channels.has(id)) {
+      throw new GatewayError("forbidden", "channel not allowed for this credential");
+    }
+    const channel = catalog.get(id);
+    if (channel === undefined || channel.disabled)
+      throw new GatewayError("not_found", "channel not found");
+    const presented = c.req.query("viewer");
+    if (presented !== undefined && !LEASE_SHAPE.test(presented))
+      throw new GatewayError("invalid_request", "viewer is not a viewer lease");
+    let viewer: string | undefined;
+    let minted: string | undefined;
+    let seat: { holder: string; lease: string } | undefined;
+    if (channel.max_viewers !== null && route !== "probe") {
+      if (presented === undefined && route === "media")
+        throw new GatewayError("forbidden", "a viewer lease is required (start from index.m3u8)");
+      // The credential as generated URLs carry it: the mount (with a playback key) and token.
+      const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
+      // Synchronous in a single process; a cluster awaits its database on a new seat only.
+      const admitted = rt.leases.admit(id, holder, channel.max_viewers, presented);
+      const lease = admitted instanceof Promise ? await admitted : admitted;
+      if (lease.kind === "bad_signature")
+        throw new GatewayError("forbidden", "invalid viewer lease");
+      if (lease.kind === "full")
+        throw new GatewayError("too_many_requests", "channel viewer limit reached");
+      if (lease.kind === "unavailable")
+        throw new GatewayError("unavailable", "viewer seats cannot be counted right now", {
+          headers: { "Retry-After": "2" },
+        });
+      if (lease.kind === "minted") minted = lease.lease;
+      else viewer = presented;
+      seat = { holder, lease: (minted ?? presented)! };
+    }
+    const limit = grant.connections;
+    if (limit !== undefined && (route === "index" || route === "media")) {
+      // Extensions "Connection limits": an HLS viewer under a limited key holds one of its
+      // seats, named by its viewer lease (minted here when the channel has no `max_viewers`).
+      let seatId: string;
+      if (seat !== undefined) seatId = seat.lease.slice(0, seat.lease.indexOf("."));
+      else {
+        const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
+        if (presented === undefined) {
+          if (route === "media")
+            throw new GatewayError(
+              "forbidden",
+              "a viewer lease is required (start from index.m3u8)",
+            );
+          const fresh = rt.leaseSigner.mint(id, holder);
+          minted = fresh.lease;
+          seatId = fresh.id;
+        } else {
+          const verified = rt.leaseSigner.verify(id, holder, presented);
+          if (verified === undefined) throw new GatewayError("forbidden", "invalid viewer lease");
+          viewer = presented;
+          seatId = verified;
+        }
+      }
+      const held = rt.keyConnections.hold(limit.keyId, seatId, limit.max, false);
+      keySeatRefusal(held instanceof Promise ? await held : held, limit.max);
+    }
+    const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
+    const request: PlayRequest = {
+      ...playRequestOf(grant, channel, base, viewer),
+      park: parkFor(clientAddress(c)),
+    };
+    return {
+      request,
+      grant,
+      ...(minted === undefined ? {} : { minted }),
+      ...(seat === undefined ? {} : { seat }),
+    };
+  };
+
+  /**
+   * `stream.ts` of channel `id`: the play route, and the doors that stream a channel under
+   * a credential they checked themselves (HDHomeRun `auto/v`), which pass their `grant`.
+   */
+  const stream = async (c: Context<AppEnv>, id: string, given?: PlayGrant): Promise<Response> => {
+    // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
+    // takes one (no redirect: players of raw TS do not follow one with a lease) and the
+    // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
+    const {
+      request: req,
+      seat,
+      grant,
+    } = await admit(c, id, c.req.method === "HEAD" ? "probe" : "stream", undefined, given);
+    const max = req.channel.max_viewers;
+    const renew =
+      seat === undefined || max === null
+        ? undefined
+        : () => {
+            // A cluster's seat store may fail for a moment: the next renewal tries again.
+            Promise.resolve(rt.leases.admit(id, seat.holder, max, seat.lease)).catch(
+              () => undefined,
+            );
+          };
+    let play: () => Promise<Response>;
+    if (!isPackagedIngress(req.channel.ingress)) {
+      const source = resolveChannelSource(req.channel, catalog);
+      if (source === undefined)
+        throw new GatewayError("upstream_error", "channel source is not configured");
+      play = () => hlsStreams.stream(c, req, source, renew);
+    } else {
+      const ingress = localIngress;
+      if (ingress?.stream === undefined)
+        throw new GatewayError("not_ready", "local packaging is not available");
+      play = () => ingress.stream!(c, req, renew);
+    }
+    const limit = c.req.method === "HEAD" ? undefined : grant?.connections;
+    if (limit === undefined) return play();
+    // Extensions "Connection limits": the connection holds one of the key's seats from
+    // here until it closes.
+    const claim = await claimKeyConnection(rt.keyConnections, limit);
+    if (claim.kind !== "held") keySeatRefusal(claim.kind, limit.max);
+    const { release } = claim as { release: () => void };
+    let answer: Response;
+    try {
+      answer = await play();
+    } catch (err) {
+      release();
+      throw err;
+    }
+    // Unit tests call the app without a node response: nothing stays open there.
+    const out = c.env?.outgoing as typeof c.env.outgoing | undefined;
+    if (out === undefined || out.destroyed || answer.status !== 200) release();
+    else out.once("close", release);
+    return answer;
+  };
+
+  return { admit, stream };
+}
+
+/**
+ * One set of HLS `stream.ts` relays per runtime, shared by every mount and door (a channel
+ * watched through `/v1/play`, `/p/` and HDHomeRun still has one relay).
+ */
+const HLS_RELAYS = new WeakMap<PlaybackRuntime, ReturnType<typeof createHlsStreamRelays>>();
+function hlsRelaysOf(rt: PlaybackRuntime) {
+  let relays = HLS_RELAYS.get(rt);
+  if (relays === undefined) {
+    relays = createHlsStreamRelays(rt);
+    HLS_RELAYS.set(rt, relays);
+  }
+  return relays;
+}
+
+interface PlayAdmissionOptions {
+  resolveGrant: ResolveGrant;
+  acceptForwarded?: AcceptForwarded;
+}
+
+/**
+ * Streams channel `id` as `stream.ts` does (credential scope, channel, `max_viewers`
+ * and playback-key seats), for a door that checked the credential itself and passes its
+ * grant: HDHomeRun `auto/v{n}`, Xtream `live/…`.
+ */
+export type StreamDoor = (c: Context<AppEnv>, id: string, grant: PlayGrant) => Promise<Response>;
+
+export function createStreamDoor(rt: PlaybackRuntime): StreamDoor {
+  const { stream } = createPlayAdmission(rt, {
+    resolveGrant: () => Promise.reject(new GatewayError("unauthorized", "no credential")),
+  });
+  return stream;
+}
+
+/**
+ * Extensions "Connection limits": a playback key's seats are all taken (429; the HDHomeRun
+ * door answers 503 with `X-HDHomeRun-Error: 805` instead), or cannot be counted (cluster).
+ */
+function keySeatRefusal(outcome: SeatOutcome, max: number): void {
+  if (outcome === "full")
+    throw new GatewayError(
+      "too_many_requests",
+      `playback key connection limit reached (max_connections ${max})`,
+      { headers: { "Retry-After": "5" } },
+    );
+  if (outcome === "unavailable")
+    throw new GatewayError("unavailable", "key connections cannot be counted right now", {
+      headers: { "Retry-After": "2" },
+    });
 }
 
 /** Runs `work` holding one of the client's parked places when `waits` (a blocking reload). */

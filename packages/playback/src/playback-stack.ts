@@ -12,9 +12,16 @@ import { enableLlTrace } from "./dash/publisher/ll-trace.js";
 import { createPlaybackStats, type PlaybackStats } from "./delivery/playback-stats.js";
 import type { ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import type { PlaylistPolicy } from "./hls/playlist-policy.js";
+import type { KeyConnections } from "./key-connections.js";
 import { createPlaybackAuthorizer } from "./play-auth.js";
 import { jwtPlayGrant, type ResolveGrant } from "./play-grant.js";
-import { createPlayRoutes, type PlayRouteFamily, playRoutes } from "./play-routes.js";
+import {
+  createPlayRoutes,
+  createStreamDoor,
+  type PlayRouteFamily,
+  playRoutes,
+  type StreamDoor,
+} from "./play-routes.js";
 import { createPlaybackRuntime } from "./playback-runtime.js";
 import { createPlaylistFastLane } from "./playlist-fast-lane.js";
 import { createPlayback, playlistRoutes } from "./routes.js";
@@ -93,6 +100,10 @@ export interface PlaybackStack {
   /** `bytes_in`, `bytes_out`, `requests`, `errors` of `/v1/status`. */
   readonly stats: PlaybackStats;
   readonly sessions: PlaybackSessions;
+  /** Streams open under each playback key (extensions "Connection limits"). */
+  readonly keyConnections: KeyConnections;
+  /** `stream.ts` of a channel for a door with a grant of its own (HDHomeRun `auto/v`). */
+  readonly streamDoor: StreamDoor;
   /** Cluster mode: this instance as leases name it (undefined outside), and every live lease. */
   readonly cluster: {
     self(): LeaseHolder | undefined;
@@ -201,6 +212,8 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
 
   return {
     routes,
+    keyConnections: runtime.keyConnections,
+    streamDoor: createStreamDoor(runtime),
     fastLane: createPlaylistFastLane(runtime, {
       authorizer,
       log,
@@ -243,6 +256,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
       await cluster?.close();
       // The last viewer-seat renewals (cluster mode), before the database closes.
       await runtime.leases.close?.();
+      await runtime.keyConnections.close();
       await ffmpeg.proxy.close();
     },
   };

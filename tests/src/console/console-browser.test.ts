@@ -332,6 +332,7 @@ describe("web console in Chromium (full build)", {
     const { page, problems } = await adminPage();
     await page.goto(`${full.base}/admin/#/keys`);
     await page.getByLabel("Key name").fill("living room");
+    await page.getByLabel(/Max connections/).fill("2");
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = await textOf(page.getByTestId("secret-value"));
     assert.match(secret, /^v1[0-9A-Za-z]{126}$/);
@@ -347,6 +348,14 @@ describe("web console in Chromium (full build)", {
     assert.match(
       await textOf(page.locator('tr[data-key="living room"]')),
       new RegExp(secret.slice(0, 10)),
+    );
+    // Extensions "Connection limits": the key's limit from the form, and its open streams.
+    assert.match(await textOf(page.locator('tr[data-key="living room"]')), /0 \/ 2/);
+    const listed = await api("/v1/admin/access-tokens");
+    assert.equal(
+      listed.body.access_tokens.find((k: { name: string }) => k.name === "living room")
+        .max_connections,
+      2,
     );
     assert.deepEqual(problems.errors, []);
     await page.close();

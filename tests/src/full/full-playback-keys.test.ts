@@ -3,12 +3,15 @@ import { after, before, describe, it } from "node:test";
 import { requestJson } from "../harness/http-client.js";
 import { assertError, assertTime, type FullGateway, keysOf, startFull } from "./full-fixture.js";
 
+// With the extension fields of "Connection limits": max_connections, and active_cons in lists.
 const KEY_FIELDS = [
+  "active_cons",
   "created_at",
   "enabled",
   "expires_at",
   "id",
   "last_used_at",
+  "max_connections",
   "name",
   "note",
   "revision",
@@ -44,6 +47,7 @@ describe("full: playback keys and /p/{token}/", () => {
       "created_at",
       "expires_at",
       "id",
+      "max_connections",
       "name",
       "playlist_url",
       "scope",

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { stringify } from "yaml";
 import { tempDir } from "../harness/gateway-process.js";
-import { SPEC_ROUTES, type SpecRoute, TS_OUTPUT_ROUTES } from "../harness/spec-routes.js";
+import {
+  HDHOMERUN_ROUTES,
+  SPEC_ROUTES,
+  type SpecRoute,
+  TS_OUTPUT_ROUTES,
+} from "../harness/spec-routes.js";
 import { authSection } from "../harness/users.js";
 
 /** Built modules, through their packages' exports: the test inspects what each build really registers. */
@@ -238,6 +243,36 @@ describe("route table", async () => {
       } finally {
         await gw.close();
       }
+    }
+  });
+  it("extensions.hdhomerun adds the HDHomeRun device routes to the full build's table and document", async () => {
+    const off = buildOpenApiDocument({ version: "t" }) as { paths: Record<string, object> };
+    assert.equal(off.paths["/p/{token}/hdhr/discover.json"], undefined);
+    const gw = await composed("full", { hdhomerun: { enabled: true } });
+    try {
+      const on = [...spec, ...HDHOMERUN_ROUTES];
+      const got = registered(gw.app, normalizeRoutePath);
+      assert.deepEqual(
+        [...got].sort(),
+        [...new Set(on.map((r) => `${r.method} ${r.path}`))].sort(),
+      );
+      const table = derived(gw.app);
+      assert.deepEqual(sorted(table), sorted(on));
+      const added = table.filter((r) => r.extension !== undefined).map(lineOf);
+      assert.deepEqual(added.sort(), HDHOMERUN_ROUTES.map(lineOf).sort());
+      const doc = buildOpenApiDocument({ version: "t" }, table) as {
+        paths: Record<string, object>;
+      };
+      for (const r of HDHOMERUN_ROUTES) assert.ok(doc.paths[r.path], r.path);
+    } finally {
+      await gw.close();
+    }
+    // Switched off (also with its other settings present): exactly the spec's routes.
+    const quiet = await composed("full", { hdhomerun: { enabled: false, tuner_count: 2 } });
+    try {
+      assert.deepEqual(sorted(derived(quiet.app)), sorted(spec));
+    } finally {
+      await quiet.close();
     }
   });
 });

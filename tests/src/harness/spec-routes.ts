@@ -110,3 +110,17 @@ export const TS_OUTPUT_ROUTES: readonly SpecRoute[] = [
   row("GET", "/v1/play/{id}/stream.ts", "play", null, true),
   row("GET", "/p/{token}/play/{id}/stream.ts", "playback_key", null),
 ];
+
+/**
+ * Extensions "HDHomeRun" (`extensions.hdhomerun.enabled`, full build): the contract's
+ * table under `/p/{token}/hdhr` (`auto/{channel}` is `auto/v{GuideNumber}`).
+ */
+export const HDHOMERUN_ROUTES: readonly SpecRoute[] = [
+  row("GET", "/p/{token}/hdhr/discover.json", "playback_key", null),
+  row("GET", "/p/{token}/hdhr/lineup.json", "playback_key", null),
+  row("GET", "/p/{token}/hdhr/lineup_status.json", "playback_key", null),
+  row("POST", "/p/{token}/hdhr/lineup.post", "playback_key", null),
+  row("GET", "/p/{token}/hdhr/device.xml", "playback_key", null),
+  row("GET", "/p/{token}/hdhr/guide.xml", "playback_key", null),
+  row("GET", "/p/{token}/hdhr/auto/{channel}", "playback_key", null),
+];

@@ -1,6 +1,7 @@
 import type { PasswordHasher, RateLimiter, SessionTokens } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
+import type { StreamDoor } from "@svc/playback/play";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
 import type { GatewayMetrics, PlaybackStats } from "../metrics/gateway-metrics.js";
@@ -73,6 +74,10 @@ export interface AdminContext {
   readonly sessions: SessionControl;
   /** Cluster mode: the packaging leases of every instance, so `/v1/status` lists the cluster's sessions. */
   readonly clusterSessions?: ClusterSessionSource;
+  /** Streams open under a playback key on this instance (`active_cons`); absent: 0. */
+  readonly keyConnections?: (keyId: string) => number;
+  /** `stream.ts` of a channel under a grant of the caller's (HDHomeRun `auto/v`). */
+  readonly streamDoor?: StreamDoor;
   readonly defaultUserAgent: string;
   /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
   readonly egress: Egress;

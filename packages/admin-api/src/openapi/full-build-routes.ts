@@ -5,6 +5,7 @@ import { playRoutes } from "@svc/playback/play";
 import { playlistRoutes } from "@svc/playback/routes";
 import { ADMIN_ROUTE_FAMILIES } from "../routes/admin-routes.js";
 import { consoleRoutes } from "../routes/console.js";
+import { hdhomerunRoutes } from "../routes/hdhomerun.js";
 import { keyPlaylistRoutes, keyPlayRoutes } from "../routes/key-playback.js";
 import { metricsRoutes } from "../routes/metrics.js";
 import { serviceInfoRoutes } from "../routes/service-info.js";
@@ -26,6 +27,7 @@ const FULL_BUILD_FAMILIES: readonly RouteFamily[] = [
   keyPlaylistRoutes,
   playRoutes,
   keyPlayRoutes,
+  hdhomerunRoutes,
 ];
 
 /** The full build's route table with the given extension switches (default: all off). */

@@ -15,12 +15,21 @@ import {
   unauthorizedKey,
 } from "../services/playback-keys/authorize-key.js";
 
-/** `/p/{token}/…` → the key segment and, under `play/{id}/`, the channel id. */
-export function keyPathParts(path: string): { key: string; channelId: string | null } | undefined {
-  const m = /^\/p\/([^/]+)\/(?:playlist\.m3u$|play\/([^/]+)\/)/.exec(path);
+/**
+ * `/p/{token}/…` → the key segment and, under `play/{id}/`, the channel id. `hdhr`: the
+ * HDHomeRun device paths count too (extensions "HDHomeRun", when switched on).
+ */
+export function keyPathParts(
+  path: string,
+  hdhr = false,
+): { key: string; channelId: string | null } | undefined {
+  const m = (hdhr ? KEY_PATH_HDHR : KEY_PATH).exec(path);
   if (m === null) return undefined;
   return { key: m[1]!, channelId: m[2] === undefined ? null : safeDecode(m[2]) };
 }
+
+const KEY_PATH = /^\/p\/([^/]+)\/(?:playlist\.m3u$|play\/([^/]+)\/)/;
+const KEY_PATH_HDHR = /^\/p\/([^/]+)\/(?:playlist\.m3u$|play\/([^/]+)\/|hdhr\/)/;
 
 /** A malformed percent-escape stays as written (it then names no channel) instead of throwing. */
 function safeDecode(segment: string): string {
@@ -39,8 +48,9 @@ function safeDecode(segment: string): string {
  * access record with the final status, the key cut to its display prefix.
  */
 export function playbackKeyGate(ctx: AdminContext): MiddlewareHandler<AdminEnv> {
+  const hdhr = ctx.config.extensions.hdhomerun.enabled;
   return async (c, next) => {
-    const parts = keyPathParts(c.req.path);
+    const parts = keyPathParts(c.req.path, hdhr);
     if (parts === undefined) throw new GatewayError("not_found", "not found");
     const check = await checkPlaybackKeyFresh(ctx.keys, parts.key, ctx.credentialMisses);
     const record = (status: number) => {
@@ -126,5 +136,8 @@ export async function keyPlayGrant(c: Context<AppEnv>): Promise<PlayGrant> {
     channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
     pathPrefix: `/p/${token}/play`,
     urlQuery: "",
+    ...(key.maxConnections === null
+      ? {}
+      : { connections: { keyId: key.id, max: key.maxConnections } }),
   };
 }

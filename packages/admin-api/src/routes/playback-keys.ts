@@ -14,6 +14,13 @@ import {
   revokePlaybackKey,
 } from "../services/playback-keys/manage.js";
 
+const maxConnections = v.pipe(
+  v.number(),
+  v.integer("must be an integer"),
+  v.minValue(1, "must be 1..10000"),
+  v.maxValue(10_000, "must be 1..10000"),
+);
+
 export const playbackKeyCreateBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100)),
   note: v.optional(v.pipe(v.string(), v.maxLength(1000)), ""),
@@ -27,6 +34,8 @@ export const playbackKeyCreateBody = v.strictObject({
     ),
     0,
   ),
+  /** Extensions "Connection limits": concurrent streams under the key; null or absent: unlimited. */
+  max_connections: v.optional(v.nullable(maxConnections), null),
 });
 
 /** Spec: the access-log listing takes `limit` (here 1..1000, default 100). */
@@ -50,7 +59,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     body: playbackKeyCreateBody,
     success: [
       201,
-      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, warning}`",
+      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `hdhomerun_url` with extensions.hdhomerun)",
     ],
     errors: ["invalid_request"],
   },
@@ -108,7 +117,11 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
       // last_used_at: this instance's queued uses, then every instance's committed ones.
       await ctx.accessLog.flush();
       await ctx.keys.refreshUsage();
-      return c.json({ access_tokens: ctx.keys.list().map(renderPlaybackKey) });
+      return c.json({
+        access_tokens: ctx.keys
+          .list()
+          .map((k) => ({ ...renderPlaybackKey(k), active_cons: ctx.keyConnections?.(k.id) ?? 0 })),
+      });
     },
 
     create: async (c) => {
@@ -118,8 +131,13 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
         note: body.note,
         channelIds: body.channel_ids,
         expiresInSec: body.expires_in_sec,
+        maxConnections: body.max_connections,
       });
-      return c.json(created, 201);
+      // Extensions "HDHomeRun": the key's tuner address, shown once with the key.
+      const hdhr = ctx.config.extensions.hdhomerun.enabled
+        ? { hdhomerun_url: `${requestBase(ctx, c)}/p/${created.token}/hdhr` }
+        : {};
+      return c.json({ ...created, ...hdhr }, 201);
     },
 
     revoke: async (c) =>

@@ -26,6 +26,7 @@ export interface IssuedSecret {
   secret: string;
   warning: string;
   extra?: { label: string; value: string };
+  more?: { label: string; value: string }[];
 }
 
 export function credentialState(c: Credential): "revoked" | "disabled" | "expired" | "active" {

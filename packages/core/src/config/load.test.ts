@@ -157,6 +157,32 @@ describe("parseConfig", () => {
     assert.match(problems(`${minimal}extensions: {xtream: {enabled: true}}\n`)[0] ?? "", /xtream/);
   });
 
+  it("extensions.hdhomerun: off by default with the contract's defaults; checked when set", () => {
+    assert.deepEqual(parseConfig(minimal, env).extensions.hdhomerun, {
+      enabled: false,
+      friendly_name: "svc-gateway",
+      tuner_count: 4,
+      udp_discovery: false,
+      discovery_key_id: "",
+      udp_port: 65001,
+    });
+    const on = parseConfig(
+      `${minimal}extensions: {hdhomerun: {enabled: true, tuner_count: 2}}\n`,
+      env,
+    );
+    assert.equal(on.extensions.hdhomerun.enabled, true);
+    assert.equal(on.extensions.hdhomerun.tuner_count, 2);
+    assert.equal(on.extensions.hdhomerun.udp_port, 65001);
+    for (const bad of [
+      "tuner_count: 0",
+      "tuner_count: 256",
+      "udp_port: 70000",
+      "friendly_name: ''",
+      "bogus: 1",
+    ])
+      assert.equal(problems(`${minimal}extensions: {hdhomerun: {${bad}}}\n`).length, 1, bad);
+  });
+
   it("reports every problem, not only the first", () => {
     const got = problems("auth:\n  users:\n    - {username: a, role: admin, extra: 1}\nbogus: 1\n");
     assert.ok(got.length >= 3, JSON.stringify(got));

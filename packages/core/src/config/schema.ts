@@ -226,6 +226,28 @@ export const configSchema = v.strictObject({
   // switches are accepted; an unknown one is a config problem, never silently ignored.
   extensions: section({
     ts_output: v.optional(v.boolean(), false),
+    // Extensions "HDHomeRun" (full build): each playback key is a virtual tuner device.
+    hdhomerun: v.optional(
+      section({
+        enabled: v.optional(v.boolean(), false),
+        friendly_name: v.optional(
+          v.pipe(v.string(), v.minLength(1, "must not be empty"), v.maxLength(64)),
+          "svc-gateway",
+        ),
+        tuner_count: v.optional(
+          v.pipe(v.number(), v.integer("must be an integer"), v.minValue(1), v.maxValue(255)),
+          4,
+        ),
+        udp_discovery: v.optional(v.boolean(), false),
+        discovery_key_id: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
+        // Not in the contract's example: the discovery port, 65001 unless a test moves it.
+        udp_port: v.optional(
+          v.pipe(v.number(), v.integer("must be an integer"), v.minValue(1), v.maxValue(65535)),
+          65001,
+        ),
+      }),
+      {},
+    ),
   }),
   upstreams: v.optional(
     v.array(

@@ -14,5 +14,6 @@ export const playbackKeys = pgTable("playback_keys", {
   lastUsedAt: epoch("last_used_at"),
   revokedAt: epoch("revoked_at"),
   expiresAt: epoch("expires_at"),
+  maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
 });

@@ -15,5 +15,7 @@ export const playbackKeys = sqliteTable("playback_keys", {
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
   expiresAt: integer("expires_at"),
+  /** Concurrent streams under the key (extensions "Connection limits"); null: unlimited. */
+  maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
 });

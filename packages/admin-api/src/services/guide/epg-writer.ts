@@ -25,6 +25,8 @@ export interface EpgInput {
   ) => Promise<(sourceId: string, xmltvId: string) => readonly ProgrammeRow[]>;
   /** Absolute URL of the channel's `/v1/logo/{id}`, or undefined when it has no logo. */
   readonly logoUrl: (channel: Channel, match: ChannelMatch | undefined) => string | undefined;
+  /** The `<channel id>` written for a channel; default: its gateway id (HDHomeRun: its GuideNumber). */
+  readonly xmltvId?: (channel: Channel) => string;
 }
 
 /** Output is handed on in pieces of about this many characters. */
@@ -41,15 +43,16 @@ const BATCH_CHANNELS = 64;
  * by piece: each `yield` waits for the consumer, and between two of them only one
  * piece and the programmes of two batches of channels are in memory, whatever
  * the guide's size.
- * Channel ids are the gateway's channel ids.
+ * Channel ids are the gateway's channel ids unless `xmltvId` names them otherwise.
  */
 export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
+  const xmltvId = input.xmltvId ?? ((ch: Channel) => ch.id);
   let piece =
     '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE tv SYSTEM "xmltv.dtd">\n<tv generator-info-name="svc-gateway">\n';
   for (const ch of input.channels) {
     const match = input.matchOf(ch.id);
     const logo = input.logoUrl(ch, match);
-    piece += `<channel id="${escapeXml(ch.id)}"><display-name>${escapeXml(ch.title)}</display-name>${
+    piece += `<channel id="${escapeXml(xmltvId(ch))}"><display-name>${escapeXml(ch.title)}</display-name>${
       logo === undefined ? "" : `<icon src="${escapeXml(logo)}"/>`
     }</channel>\n`;
     if (piece.length >= PIECE_CHARS) {
@@ -75,7 +78,7 @@ export async function* renderEpg(input: EpgInput): AsyncGenerator<string> {
     next = from + BATCH_CHANNELS < withGuide.length ? load(from + BATCH_CHANNELS) : undefined;
     for (const ch of withGuide.slice(from, from + BATCH_CHANNELS)) {
       const refs = input.matchOf(ch.id)?.guideRefs ?? [];
-      const id = escapeXml(ch.id);
+      const id = escapeXml(xmltvId(ch));
       const lists = refs.map((r) => resolveChannelProgrammes(programmes(r.sourceId, r.xmltvId)));
       for (const p of mergeProgrammes(lists)) {
         piece += `<programme start="${formatXmltvTime(p.start)}"${

@@ -170,13 +170,21 @@ export async function createGuideService(deps: GuideServiceDeps) {
     async beforeEpgRequest(): Promise<void> {
       if (!config.guide.cache && enabled().length > 0) await refresher.refreshOnDemand();
     },
-    async epg(base: string) {
+    /**
+     * `only`: another view of the same guide (HDHomeRun `guide.xml`): these channels, in
+     * this order, under these `<channel id>`s; the ETag is then not meaningful.
+     */
+    async epg(
+      base: string,
+      only?: { channels: readonly Channel[]; xmltvId: (ch: Channel) => string },
+    ) {
       const byChannel = await matches();
       const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
       return {
         etag: epgFingerprint(base),
         body: renderEpg({
-          channels: deps.catalog.list().filter((ch) => !ch.disabled),
+          ...(only === undefined ? {} : { xmltvId: only.xmltvId }),
+          channels: only?.channels ?? deps.catalog.list().filter((ch) => !ch.disabled),
           matchOf: (id) => byChannel.get(id),
           programmes: (refs) => programmesOf(generation, refs),
           logoUrl: (ch, m) =>

@@ -21,6 +21,8 @@ export interface NewPlaybackKey {
   readonly channelIds: readonly string[];
   /** 0: no expiry. */
   readonly expiresInSec: number;
+  /** Extensions "Connection limits"; null: unlimited. */
+  readonly maxConnections?: number | null;
 }
 
 /** `/p/{token}/playlist.m3u` under `base`. */
@@ -52,6 +54,7 @@ export async function createPlaybackKey(
     lastUsedAt: null,
     revokedAt: null,
     expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
+    maxConnections: input.maxConnections ?? null,
     revision: 1,
   };
   await keys.insert(record);
@@ -65,6 +68,7 @@ export async function createPlaybackKey(
     playlist_url: keyPlaylistUrl(base, plaintext),
     created_at: view.created_at,
     expires_at: view.expires_at,
+    max_connections: view.max_connections,
     warning: SHOWN_ONCE_WARNING,
   };
 }
