@@ -8,6 +8,7 @@ import { consoleRoutes } from "../routes/console.js";
 import { keyPlaylistRoutes, keyPlayRoutes } from "../routes/key-playback.js";
 import { metricsRoutes } from "../routes/metrics.js";
 import { serviceInfoRoutes } from "../routes/service-info.js";
+import { xtreamPlayRoutes, xtreamRoutes } from "../routes/xtream.js";
 
 /**
  * Every route family the full build mounts (apps/gateway-full), for a document
@@ -26,6 +27,8 @@ const FULL_BUILD_FAMILIES: readonly RouteFamily[] = [
   keyPlaylistRoutes,
   playRoutes,
   keyPlayRoutes,
+  xtreamRoutes,
+  xtreamPlayRoutes,
 ];
 
 /** The full build's route table with the given extension switches (default: all off). */

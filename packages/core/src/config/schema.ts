@@ -226,6 +226,10 @@ export const configSchema = v.strictObject({
   // switches are accepted; an unknown one is a config problem, never silently ignored.
   extensions: section({
     ts_output: v.optional(v.boolean(), false),
+    // Extensions "Xtream Codes output" (full build): player_api.php, get.php, xmltv.php, /live/….
+    xtream: v.optional(v.strictObject({ enabled: v.optional(v.boolean(), false) }), {
+      enabled: false,
+    }),
   }),
   upstreams: v.optional(
     v.array(

@@ -105,8 +105,19 @@ export type RouteHandlers<E extends Env, B extends string, R> = {
     : never;
 };
 
-/** Which extension switches are on (the config's `extensions` section). */
-export type RouteSwitches = { readonly [K in RouteExtension]?: boolean };
+/**
+ * Which extension switches are on (the config's `extensions` section): a switch is a
+ * boolean (`ts_output`) or a section with `enabled` (`xtream`).
+ */
+export type RouteSwitches = {
+  readonly [K in RouteExtension]?: boolean | { readonly enabled: boolean };
+};
+
+/** True when the switch of `extension` is on in `switches`. */
+export function switchedOn(switches: RouteSwitches, extension: RouteExtension): boolean {
+  const value = switches[extension];
+  return value === true || (typeof value === "object" && value.enabled);
+}
 
 /** Declaration of each registered handler (the wrapper {@link routesOf} registers). */
 const DECLARED = new WeakMap<object, RouteRow>();
@@ -130,7 +141,7 @@ export function routesOf<
 ): Hono<E> {
   const app = new Hono<E>();
   for (const [key, decl] of Object.entries(family.routes)) {
-    if (decl.extension !== undefined && switches[decl.extension] !== true) continue;
+    if (decl.extension !== undefined && !switchedOn(switches, decl.extension)) continue;
     const handler = handlers[key as keyof R] as unknown as Handler<E>;
     // A wrapper of its own: one function could serve two declarations.
     const declared: Handler<E> = (c, next) => handler(c, next);
@@ -146,7 +157,10 @@ export function routesOf<
 /** Every route of the family (all extensions), under full paths in `{name}` form. */
 export function familyRows(family: RouteFamily, switches?: RouteSwitches): RouteRow[] {
   return Object.values(family.routes)
-    .filter((d) => switches === undefined || d.extension === undefined || switches[d.extension])
+    .filter(
+      (d) =>
+        switches === undefined || d.extension === undefined || switchedOn(switches, d.extension),
+    )
     .map((d) => ({ ...d, path: normalizeRoutePath(joinRoutePath(family.base, d.path)) }));
 }
 

@@ -15,4 +15,6 @@ export const playbackKeys = pgTable("playback_keys", {
   revokedAt: epoch("revoked_at"),
   expiresAt: epoch("expires_at"),
   revision: integer("revision").notNull().default(1),
+  xtreamUsername: text("xtream_username").unique(),
+  xtreamPasswordDigest: text("xtream_password_digest"),
 });

@@ -16,4 +16,8 @@ export const playbackKeys = sqliteTable("playback_keys", {
   revokedAt: integer("revoked_at"),
   expiresAt: integer("expires_at"),
   revision: integer("revision").notNull().default(1),
+  /** Extensions "Xtream Codes output": the login name (unique), null without one. */
+  xtreamUsername: text("xtream_username").unique(),
+  /** Hex SHA-256 of the generated Xtream password; never the password. */
+  xtreamPasswordDigest: text("xtream_password_digest"),
 });

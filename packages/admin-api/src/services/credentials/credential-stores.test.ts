@@ -175,6 +175,8 @@ const keyRow = (over: Partial<PlaybackKeyRow> = {}): PlaybackKeyRow => ({
   revokedAt: null,
   expiresAt: null,
   revision: 1,
+  xtreamUsername: null,
+  xtreamPasswordDigest: null,
   ...over,
 });
 

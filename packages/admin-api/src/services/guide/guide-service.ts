@@ -7,11 +7,12 @@ import type { Logger } from "@svc/core/log";
 import type { GuideRepository } from "../../storage/guide/repository.js";
 import type { ChangeFeed } from "../../storage/kernel/change-feed.js";
 import { type ChannelMatch, type ChannelMatcher, createChannelMatcher } from "./channel-matcher.js";
-import { type GuideRef, renderEpg } from "./epg-writer.js";
+import { type GuideRef, mergeProgrammes, renderEpg } from "./epg-writer.js";
 import { openGuideData, type ProgrammeRow, type SourceStatusRow } from "./guide-data.js";
 import { createGuideRefresher } from "./guide-refresher.js";
 import { createLogoCache } from "./logo-cache.js";
 import { logoCandidates } from "./logo-candidates.js";
+import { resolveChannelProgrammes } from "./programme-order.js";
 import { type GuideSource, openGuideSourceStore } from "./source-store.js";
 
 export type { RefreshOutcome } from "./guide-refresher.js";
@@ -170,13 +171,16 @@ export async function createGuideService(deps: GuideServiceDeps) {
     async beforeEpgRequest(): Promise<void> {
       if (!config.guide.cache && enabled().length > 0) await refresher.refreshOnDemand();
     },
-    async epg(base: string) {
+    /** `scope`: only these channels (a playback key's scope, Xtream's `xmltv.php`); null: all. */
+    async epg(base: string, scope: ReadonlySet<string> | null = null) {
       const byChannel = await matches();
       const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
       return {
         etag: epgFingerprint(base),
         body: renderEpg({
-          channels: deps.catalog.list().filter((ch) => !ch.disabled),
+          channels: deps.catalog
+            .list()
+            .filter((ch) => !ch.disabled && (scope === null || scope.has(ch.id))),
           matchOf: (id) => byChannel.get(id),
           programmes: (refs) => programmesOf(generation, refs),
           logoUrl: (ch, m) =>
@@ -185,6 +189,19 @@ export async function createGuideService(deps: GuideServiceDeps) {
               : undefined,
         }),
       };
+    },
+    /**
+     * The programmes of one gateway channel as epg.xml has them (merged over its matched
+     * guide channels, in time order): Xtream's short EPG reads them.
+     */
+    async channelProgrammes(channelId: string): Promise<ProgrammeRow[]> {
+      const refs = (await matches()).get(channelId)?.guideRefs ?? [];
+      if (refs.length === 0) return [];
+      const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
+      const lookup = await programmesOf(generation, refs);
+      return mergeProgrammes(
+        refs.map((r) => resolveChannelProgrammes(lookup(r.sourceId, r.xmltvId))),
+      );
     },
     /** `byChannel`: the result of {@link matches}. */
     logoCandidates: (ch: Channel, byChannel: Map<string, ChannelMatch>) =>

@@ -23,6 +23,8 @@ export function renderPlaybackKey(k: PlaybackKeyRecord) {
     revoked_at: iso(k.revokedAt),
     expires_at: iso(k.expiresAt),
     revision: k.revision,
+    // Extensions "Xtream Codes output": the login name only, never the password or its digest.
+    xtream_username: k.xtreamUsername,
   };
 }
 

@@ -38,6 +38,8 @@ describe("playback keys on a real state database", () => {
     revokedAt: null,
     expiresAt: null,
     revision: 1,
+    xtreamUsername: null,
+    xtreamPasswordDigest: null,
     ...over,
   });
 
