@@ -114,6 +114,7 @@ export async function composeFull(
     sessions: port.sessions,
     instance: () => instanceId,
     clusterSessions: port.clusterSessions,
+    keyConnections: port.keyConnections,
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;

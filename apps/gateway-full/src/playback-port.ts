@@ -10,6 +10,8 @@ import type { PlaybackStack } from "@svc/playback/stack";
 export interface PlaybackPort {
   readonly sessions: SessionControl;
   readonly clusterSessions: ClusterSessionSource;
+  /** `active_cons` of a playback key (extensions "Connection limits"). */
+  readonly keyConnections: (keyId: string) => number;
   connect(stack: PlaybackStack): void;
 }
 
@@ -31,6 +33,7 @@ export function createPlaybackPort(): PlaybackPort {
       self: () => stack().cluster.self(),
       live: () => stack().cluster.live(),
     },
+    keyConnections: (keyId) => stack().keyConnections.active(keyId),
     connect(s) {
       if (connected !== undefined) throw new Error("the playback stack is connected already");
       connected = s;

@@ -78,6 +78,8 @@ export interface AdminStateOptions {
   readonly accessLog?: boolean;
   /** Cluster mode: the packaging leases `/v1/status` lists the cluster's sessions from. */
   readonly clusterSessions?: ClusterSessionSource;
+  /** `active_cons` of a playback key: its streams open on this instance. */
+  readonly keyConnections?: (keyId: string) => number;
   /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
   readonly instance?: () => string;
 }
@@ -197,6 +199,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     playbackStats,
     sessions,
     clusterSessions: options.clusterSessions,
+    keyConnections: options.keyConnections,
     defaultUserAgent: options.defaultUserAgent,
     egress: options.egress,
     egressConfig,

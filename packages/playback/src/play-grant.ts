@@ -2,6 +2,7 @@ import type { Channel } from "@svc/core/catalog";
 import { type AppEnv, requestHeader } from "@svc/core/http";
 import type { Context } from "hono";
 import type { PlayRequest } from "./delivery/play-request.js";
+import type { KeyConnectionLimit } from "./key-connections.js";
 import type { PlaybackAuthorizer, PlaybackGrant } from "./play-auth.js";
 
 /** What a credential allows, and what every URL written for its request carries. */
@@ -19,6 +20,11 @@ export interface PlayGrant {
    * credential to a request without one (docs/playback.md "Cache-Control").
    */
   readonly open?: boolean;
+  /**
+   * A playback key with `max_connections` (extensions "Connection limits"): every stream
+   * under it (a `stream.ts` connection, an HLS viewer's lease) holds one of its seats.
+   */
+  readonly connections?: KeyConnectionLimit;
 }
 
 /**

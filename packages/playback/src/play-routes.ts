@@ -10,7 +10,8 @@ import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
-import { playRequestOf, type ResolveGrant } from "./play-grant.js";
+import { claimKeyConnection, type SeatOutcome } from "./key-connections.js";
+import { type PlayGrant, playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
 import { publicBase } from "./public-url.js";
 import { MAX_PARKED_PER_CLIENT } from "./sessions/parking-limit.js";
@@ -128,14 +129,19 @@ export function createPlayRoutes(
   const admit = async (
     c: Context<AppEnv>,
     id: string,
-    /** `probe`: a HEAD of `stream.ts`, which takes no viewer seat. */
-    route: "index" | "media" | "probe",
+    /**
+     * `probe`: a HEAD of `stream.ts`, which takes no viewer seat; `stream`: a `stream.ts`
+     * connection, whose playback-key seat the stream handler pins for its lifetime.
+     */
+    route: "index" | "media" | "probe" | "stream",
     /** `index.m3u8` or `live/{file}`: what a forwarded request may ask for. */
     resource?: string,
   ): Promise<{
     request: PlayRequest;
     minted?: string;
     seat?: { holder: string; lease: string };
+    /** Absent on a forwarded request (the forwarding instance admitted it). */
+    grant?: PlayGrant;
   }> => {
     if (resource !== undefined && options.acceptForwarded !== undefined) {
       const play = options.acceptForwarded(c, id, resource);
@@ -187,6 +193,33 @@ export function createPlayRoutes(
       else viewer = presented;
       seat = { holder, lease: (minted ?? presented)! };
     }
+    const limit = grant.connections;
+    if (limit !== undefined && (route === "index" || route === "media")) {
+      // Extensions "Connection limits": an HLS viewer under a limited key holds one of its
+      // seats, named by its viewer lease (minted here when the channel has no `max_viewers`).
+      let seatId: string;
+      if (seat !== undefined) seatId = seat.lease.slice(0, seat.lease.indexOf("."));
+      else {
+        const holder = `${grant.pathPrefix}\0${grant.urlQuery}`;
+        if (presented === undefined) {
+          if (route === "media")
+            throw new GatewayError(
+              "forbidden",
+              "a viewer lease is required (start from index.m3u8)",
+            );
+          const fresh = rt.leaseSigner.mint(id, holder);
+          minted = fresh.lease;
+          seatId = fresh.id;
+        } else {
+          const verified = rt.leaseSigner.verify(id, holder, presented);
+          if (verified === undefined) throw new GatewayError("forbidden", "invalid viewer lease");
+          viewer = presented;
+          seatId = verified;
+        }
+      }
+      const held = rt.keyConnections.hold(limit.keyId, seatId, limit.max, false);
+      keySeatRefusal(held instanceof Promise ? await held : held, limit.max);
+    }
     const base = publicBase(rt.options.publicBaseUrl(), c.req.url, requestHeader(c, "host"));
     const request: PlayRequest = {
       ...playRequestOf(grant, channel, base, viewer),
@@ -194,6 +227,7 @@ export function createPlayRoutes(
     };
     return {
       request,
+      grant,
       ...(minted === undefined ? {} : { minted }),
       ...(seat === undefined ? {} : { seat }),
     };
@@ -252,11 +286,11 @@ export function createPlayRoutes(
       // A stream.ts viewer holds a seat of `max_viewers` as an HLS viewer does: the request
       // takes one (no redirect: players of raw TS do not follow one with a lease) and the
       // connection renews it while it reads; it lapses LEASE_TTL_MS after the viewer leaves.
-      const { request: req, seat } = await admit(
-        c,
-        id,
-        c.req.method === "HEAD" ? "probe" : "index",
-      );
+      const {
+        request: req,
+        seat,
+        grant,
+      } = await admit(c, id, c.req.method === "HEAD" ? "probe" : "stream");
       if (!isPackagedIngress(req.channel.ingress)) throw streamNotSupported(req.channel.ingress);
       if (localIngress?.stream === undefined)
         throw new GatewayError("not_ready", "local packaging is not available");
@@ -270,7 +304,25 @@ export function createPlayRoutes(
                 () => undefined,
               );
             };
-      return localIngress.stream(c, req, renew);
+      const limit = c.req.method === "HEAD" ? undefined : grant?.connections;
+      if (limit === undefined) return localIngress.stream(c, req, renew);
+      // Extensions "Connection limits": the connection holds one of the key's seats from
+      // here until it closes.
+      const claim = await claimKeyConnection(rt.keyConnections, limit);
+      if (claim.kind !== "held") keySeatRefusal(claim.kind, limit.max);
+      const { release } = claim as { release: () => void };
+      let answer: Response;
+      try {
+        answer = await localIngress.stream(c, req, renew);
+      } catch (err) {
+        release();
+        throw err;
+      }
+      // Unit tests call the app without a node response: nothing stays open there.
+      const out = c.env?.outgoing as typeof c.env.outgoing | undefined;
+      if (out === undefined || out.destroyed || answer.status !== 200) release();
+      else out.once("close", release);
+      return answer;
     },
 
     live: async (c: Context<AppEnv>) => {
@@ -307,6 +359,23 @@ export function createPlayRoutes(
     ),
   );
   return app;
+}
+
+/**
+ * Extensions "Connection limits": a playback key's seats are all taken (429; the HDHomeRun
+ * door answers 503 with `X-HDHomeRun-Error: 805` instead), or cannot be counted (cluster).
+ */
+function keySeatRefusal(outcome: SeatOutcome, max: number): void {
+  if (outcome === "full")
+    throw new GatewayError(
+      "too_many_requests",
+      `playback key connection limit reached (max_connections ${max})`,
+      { headers: { "Retry-After": "5" } },
+    );
+  if (outcome === "unavailable")
+    throw new GatewayError("unavailable", "key connections cannot be counted right now", {
+      headers: { "Retry-After": "2" },
+    });
 }
 
 /** Runs `work` holding one of the client's parked places when `waits` (a blocking reload). */

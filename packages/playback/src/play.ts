@@ -10,6 +10,12 @@ export {
   type ViewerSeatStore,
 } from "./hls/cluster-viewer-leases.js";
 export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
+export {
+  claimKeyConnection,
+  type KeyConnectionClaim,
+  type KeyConnectionLimit,
+  type KeyConnections,
+} from "./key-connections.js";
 export { jwtPlayGrant, type PlayGrant, type ResolveGrant } from "./play-grant.js";
 export {
   createPlayRoutes,

@@ -11,7 +11,17 @@ import { createPlaylistSource, type PlaylistSource } from "./hls/playlist-source
 import { createSegmentFanIn, type SegmentFanIn } from "./hls/segment-fan-in.js";
 import { channelCredentialOrigin } from "./hls/upstream-headers.js";
 import { createUpstreamSigner, type UpstreamSigner } from "./hls/upstream-signer.js";
-import { createViewerLeases, type ViewerLeases } from "./hls/viewer-leases.js";
+import {
+  createLeaseSigner,
+  createViewerLeases,
+  type LeaseSigner,
+  type ViewerLeases,
+} from "./hls/viewer-leases.js";
+import {
+  createClusterKeyConnections,
+  createKeyConnections,
+  type KeyConnections,
+} from "./key-connections.js";
 import { createParkingLimit, type ParkingLimit } from "./sessions/parking-limit.js";
 
 export interface PlaybackRuntimeOptions {
@@ -48,6 +58,13 @@ export interface PlaybackRuntime {
   readonly options: PlaybackRuntimeOptions;
   readonly signer: UpstreamSigner;
   readonly leases: ViewerLeases;
+  /**
+   * Signs the viewer leases of HLS viewers under a playback key with `max_connections`
+   * on a channel without `max_viewers` (the lease then names the key's seat only).
+   */
+  readonly leaseSigner: LeaseSigner;
+  /** Concurrent streams per playback key (extensions "Connection limits"). */
+  readonly keyConnections: KeyConnections;
   readonly playlists: PlaylistSource;
   readonly segments: SegmentFanIn;
   /** `bytes_in`, `bytes_out`, `requests`, `errors` for `GET /v1/status`. */
@@ -93,6 +110,11 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
             store: options.viewerSeats,
             onError: options.onSeatError,
           }),
+    leaseSigner: createLeaseSigner(options.signingKey),
+    keyConnections:
+      options.viewerSeats === undefined
+        ? createKeyConnections()
+        : createClusterKeyConnections({ store: options.viewerSeats, onError: options.onSeatError }),
     parking: createParkingLimit(),
     rewritePolicy,
     playlists: createPlaylistSource({

@@ -11,6 +11,7 @@ import { createPackagingCluster } from "./cluster/packaging-cluster.js";
 import { createPlaybackStats, type PlaybackStats } from "./delivery/playback-stats.js";
 import type { ViewerSeatStore } from "./hls/cluster-viewer-leases.js";
 import type { PlaylistPolicy } from "./hls/playlist-policy.js";
+import type { KeyConnections } from "./key-connections.js";
 import { createPlaybackAuthorizer } from "./play-auth.js";
 import { jwtPlayGrant, type ResolveGrant } from "./play-grant.js";
 import { createPlayRoutes, type PlayRouteFamily, playRoutes } from "./play-routes.js";
@@ -87,6 +88,8 @@ export interface PlaybackStack {
   /** `bytes_in`, `bytes_out`, `requests`, `errors` of `/v1/status`. */
   readonly stats: PlaybackStats;
   readonly sessions: PlaybackSessions;
+  /** Streams open under each playback key (extensions "Connection limits"). */
+  readonly keyConnections: KeyConnections;
   /** Cluster mode: this instance as leases name it (undefined outside), and every live lease. */
   readonly cluster: {
     self(): LeaseHolder | undefined;
@@ -194,6 +197,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
 
   return {
     routes,
+    keyConnections: runtime.keyConnections,
     fastLane: createPlaylistFastLane(runtime, {
       authorizer,
       log,
@@ -235,6 +239,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
       await cluster?.close();
       // The last viewer-seat renewals (cluster mode), before the database closes.
       await runtime.leases.close?.();
+      await runtime.keyConnections.close();
       await ffmpeg.proxy.close();
     },
   };

@@ -395,6 +395,40 @@ describe("Xtream Codes output (extensions.xtream)", () => {
     assert.ok(!out.includes(password), "the current password is in no log line");
   });
 
+  it("max_connections of the key: user_info reports it and active_cons; one more stream gets 429", async () => {
+    const created = await adminApi("/v1/admin/access-tokens", {
+      body: { name: "one seat", xtream_username: "one-seat", max_connections: 1 },
+    });
+    assert.equal(created.status, 201, created.text);
+    const pw = created.body.xtream_password as string;
+    const info = async () =>
+      (await requestJson(`${gw.url}/player_api.php?username=one-seat&password=${pw}`)).body
+        .user_info;
+    assert.equal((await info()).max_connections, "1");
+    assert.equal((await info()).active_cons, "0");
+    const streams = (
+      await requestJson(
+        `${gw.url}/player_api.php?username=one-seat&password=${pw}&action=get_live_streams`,
+      )
+    ).body as any[];
+    const news = streams.find((s) => s.name === "News TS");
+    const url = `${gw.url}/live/one-seat/${pw}/${news.stream_id}.ts`;
+    const ac = new AbortController();
+    const first = await fetch(url, { signal: ac.signal });
+    try {
+      assert.equal(first.status, 200);
+      const reader = (first.body as ReadableStream<Uint8Array>).getReader();
+      const chunk = await reader.read();
+      assert.equal(chunk.value?.[0], 0x47, "MPEG-TS sync byte");
+      assert.equal((await info()).active_cons, "1");
+      const second = await fetch(url);
+      assert.equal(second.status, 429);
+      assert.equal(((await second.json()) as any).error.code, "too_many_requests");
+    } finally {
+      ac.abort();
+    }
+  });
+
   it("wrong passwords are limited per client like logins: then even the right one waits", async () => {
     const all = await adminApi("/v1/admin/access-tokens", {
       body: { name: "limit", xtream_username: "limit-me" },

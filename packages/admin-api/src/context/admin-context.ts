@@ -67,6 +67,8 @@ export interface AdminContext {
   readonly sessions: SessionControl;
   /** Cluster mode: the packaging leases of every instance, so `/v1/status` lists the cluster's sessions. */
   readonly clusterSessions?: ClusterSessionSource;
+  /** Streams open under a playback key on this instance (`active_cons`); absent: 0. */
+  readonly keyConnections?: (keyId: string) => number;
   readonly defaultUserAgent: string;
   /** The process's one egress (the SSRF guard), shared with playback; probes use it. */
   readonly egress: Egress;

@@ -126,5 +126,8 @@ export async function keyPlayGrant(c: Context<AppEnv>): Promise<PlayGrant> {
     channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
     pathPrefix: `/p/${token}/play`,
     urlQuery: "",
+    ...(key.maxConnections === null
+      ? {}
+      : { connections: { keyId: key.id, max: key.maxConnections } }),
   };
 }

@@ -15,6 +15,13 @@ import {
   rotateXtreamPassword,
 } from "../services/playback-keys/manage.js";
 
+const maxConnections = v.pipe(
+  v.number(),
+  v.integer("must be an integer"),
+  v.minValue(1, "must be 1..10000"),
+  v.maxValue(10_000, "must be 1..10000"),
+);
+
 export const playbackKeyCreateBody = v.strictObject({
   name: v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100)),
   note: v.optional(v.pipe(v.string(), v.maxLength(1000)), ""),
@@ -28,6 +35,8 @@ export const playbackKeyCreateBody = v.strictObject({
     ),
     0,
   ),
+  /** Extensions "Connection limits": concurrent streams under the key; null or absent: unlimited. */
+  max_connections: v.optional(v.nullable(maxConnections), null),
   // Extensions "Xtream Codes output": unique, 1-64 characters, no `/` (it is a path segment).
   xtream_username: v.optional(
     v.pipe(
@@ -60,7 +69,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     body: playbackKeyCreateBody,
     success: [
       201,
-      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, warning}` (+ `xtream_username`, `xtream_password` with a username)",
+      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `xtream_username`, `xtream_password` with a username)",
     ],
     errors: ["invalid_request"],
   },
@@ -131,7 +140,12 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
         // last_used_at: this instance's queued uses, then every instance's committed ones.
         await ctx.accessLog.flush();
         await ctx.keys.refreshUsage();
-        return c.json({ access_tokens: ctx.keys.list().map(renderPlaybackKey) });
+        return c.json({
+          access_tokens: ctx.keys.list().map((k) => ({
+            ...renderPlaybackKey(k),
+            active_cons: ctx.keyConnections?.(k.id) ?? 0,
+          })),
+        });
       },
 
       create: async (c) => {
@@ -141,6 +155,7 @@ export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
           note: body.note,
           channelIds: body.channel_ids,
           expiresInSec: body.expires_in_sec,
+          maxConnections: body.max_connections,
           xtreamUsername: body.xtream_username,
         });
         return c.json(created, 201);

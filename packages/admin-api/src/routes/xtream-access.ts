@@ -85,6 +85,10 @@ export function createXtreamAccess(ctx: AdminContext) {
         channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
         pathPrefix: `/live/${encodeURIComponent(username)}/${encodeURIComponent(password)}/play`,
         urlQuery: "",
+        // Extensions "Connection limits": every stream under the key takes one of its seats.
+        ...(key.maxConnections === null
+          ? {}
+          : { connections: { keyId: key.id, max: key.maxConnections } }),
       };
     },
   };

@@ -191,7 +191,7 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
       case "get_series":
         return c.json([]);
       default:
-        return c.json(loginAnswer(key, password, base, connectionFigures(key)));
+        return c.json(loginAnswer(key, password, base, connectionFigures(key, ctx.keyConnections)));
     }
   };
 

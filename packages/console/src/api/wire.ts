@@ -157,6 +157,10 @@ export interface PlaybackKey {
   last_used_at: string | null;
   revoked_at: string | null;
   expires_at: string | null;
+  /** Concurrent streams allowed under the key; null: unlimited. */
+  max_connections: number | null;
+  /** Streams open under the key on this instance. */
+  active_cons: number;
   revision: number;
 }
 
@@ -169,6 +173,7 @@ export interface IssuedPlaybackKey {
   playlist_url: string;
   created_at: string;
   expires_at: string | null;
+  max_connections: number | null;
   warning: string;
 }
 

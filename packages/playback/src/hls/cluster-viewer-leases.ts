@@ -34,6 +34,8 @@ export interface ViewerSeatStore {
   renew(seats: readonly ViewerSeat[], now: number): Promise<readonly ViewerSeat[]>;
   /** Deletes every seat expired at `now`; answers how many went. */
   sweep(now: number): Promise<number>;
+  /** Deletes one seat at once (a playback key's closed connection; see `key-connections.ts`). */
+  release?(seat: ViewerSeat): Promise<void>;
 }
 
 export interface ClusterViewerLeasesOptions {

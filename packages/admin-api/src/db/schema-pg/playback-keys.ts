@@ -14,6 +14,7 @@ export const playbackKeys = pgTable("playback_keys", {
   lastUsedAt: epoch("last_used_at"),
   revokedAt: epoch("revoked_at"),
   expiresAt: epoch("expires_at"),
+  maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
   xtreamUsername: text("xtream_username").unique(),
   xtreamPasswordDigest: text("xtream_password_digest"),

@@ -15,6 +15,8 @@ export const playbackKeys = sqliteTable("playback_keys", {
   lastUsedAt: integer("last_used_at"),
   revokedAt: integer("revoked_at"),
   expiresAt: integer("expires_at"),
+  /** Concurrent streams under the key (extensions "Connection limits"); null: unlimited. */
+  maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
   /** Extensions "Xtream Codes output": the login name (unique), null without one. */
   xtreamUsername: text("xtream_username").unique(),

@@ -174,6 +174,7 @@ const keyRow = (over: Partial<PlaybackKeyRow> = {}): PlaybackKeyRow => ({
   lastUsedAt: null,
   revokedAt: null,
   expiresAt: null,
+  maxConnections: null,
   revision: 1,
   xtreamUsername: null,
   xtreamPasswordDigest: null,

@@ -22,6 +22,7 @@ export function renderPlaybackKey(k: PlaybackKeyRecord) {
     last_used_at: iso(k.lastUsedAt),
     revoked_at: iso(k.revokedAt),
     expires_at: iso(k.expiresAt),
+    max_connections: k.maxConnections,
     revision: k.revision,
     // Extensions "Xtream Codes output": the login name only, never the password or its digest.
     xtream_username: k.xtreamUsername,

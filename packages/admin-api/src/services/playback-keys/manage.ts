@@ -24,6 +24,8 @@ export interface NewPlaybackKey {
   readonly channelIds: readonly string[];
   /** 0: no expiry. */
   readonly expiresInSec: number;
+  /** Extensions "Connection limits"; null: unlimited. */
+  readonly maxConnections?: number | null;
   /** Extensions "Xtream Codes output": the key's Xtream login name (unique), when it has one. */
   readonly xtreamUsername?: string | undefined;
 }
@@ -60,6 +62,7 @@ export async function createPlaybackKey(
     lastUsedAt: null,
     revokedAt: null,
     expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
+    maxConnections: input.maxConnections ?? null,
     revision: 1,
     xtreamUsername,
     xtreamPasswordDigest: xtreamPassword === null ? null : sha256Hex(xtreamPassword),
@@ -75,6 +78,7 @@ export async function createPlaybackKey(
     playlist_url: keyPlaylistUrl(base, plaintext),
     created_at: view.created_at,
     expires_at: view.expires_at,
+    max_connections: view.max_connections,
     ...(xtreamPassword === null
       ? {}
       : { xtream_username: xtreamUsername, xtream_password: xtreamPassword }),

@@ -37,6 +37,7 @@ describe("playback keys on a real state database", () => {
     lastUsedAt: null,
     revokedAt: null,
     expiresAt: null,
+    maxConnections: null,
     revision: 1,
     xtreamUsername: null,
     xtreamPasswordDigest: null,

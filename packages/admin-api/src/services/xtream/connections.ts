@@ -2,10 +2,13 @@ import type { PlaybackKeyRecord } from "../playback-keys/key-store.js";
 import type { ConnectionFigures } from "./player-api.js";
 
 /**
- * `user_info.max_connections` and `active_cons` of a key: the one place that reads them.
- * Until playback keys carry `max_connections` (extensions.md "Connection limits"), a key has
- * no limit ("0", Xtream's "unlimited") and no counted streams.
+ * `user_info.max_connections` and `active_cons` of a key (extensions.md "Connection
+ * limits"): its `max_connections` (null: no limit) and the streams open under it, as
+ * `active` counts them (the playback stack's seats; absent: none counted).
  */
-export function connectionFigures(_key: PlaybackKeyRecord): ConnectionFigures {
-  return { max: null, active: 0 };
+export function connectionFigures(
+  key: PlaybackKeyRecord,
+  active: ((keyId: string) => number) | undefined,
+): ConnectionFigures {
+  return { max: key.maxConnections, active: active?.(key.id) ?? 0 };
 }

@@ -76,6 +76,12 @@ export function createPgViewerSeatStore(
       return lost;
     },
 
+    async release(seat) {
+      await db.execute(
+        sql`delete from viewer_seats where channel_id = ${seat.channelId}::text and lease_id = ${seat.leaseId}::text`,
+      );
+    },
+
     async sweep(now) {
       const gone = await db.execute(sql`delete from viewer_seats where expires_at <= ${now}::int8`);
       return gone.rowCount ?? 0;

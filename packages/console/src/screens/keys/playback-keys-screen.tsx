@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { Channel, PlaybackKey } from "../../api/wire.js";
 import { CredentialManager } from "../../components/credential-manager.js";
-import { FormField } from "../../components/field.js";
+import { FormField, TextField } from "../../components/field.js";
 
 const loadKeys = async () => (await api.playbackKeys.list()).access_tokens;
 
@@ -10,6 +10,7 @@ const loadKeys = async () => (await api.playbackKeys.list()).access_tokens;
 export function PlaybackKeysScreen() {
   const [channels, setChannels] = useState<Channel[]>([]);
   const [scope, setScope] = useState<string[]>([]);
+  const [maxConnections, setMaxConnections] = useState("");
   useEffect(() => {
     api.channels
       .list()
@@ -36,7 +37,12 @@ export function PlaybackKeysScreen() {
         rowAttribute="data-key"
         load={loadKeys}
         create={async (base) => {
-          const r = await api.playbackKeys.create({ ...base, channel_ids: scope });
+          const r = await api.playbackKeys.create({
+            ...base,
+            channel_ids: scope,
+            // Empty: unlimited; anything else the API checks (1..10000).
+            max_connections: maxConnections.trim() === "" ? null : Number(maxConnections),
+          });
           return {
             title: `New playback key "${r.name}"`,
             secret: r.token,
@@ -44,34 +50,55 @@ export function PlaybackKeysScreen() {
             extra: { label: "Playlist URL", value: r.playlist_url },
           };
         }}
-        onCreated={() => setScope([])}
+        onCreated={() => {
+          setScope([]);
+          setMaxConnections("");
+        }}
         createFields={
-          <FormField
-            label="Channels (none selected: all channels)"
-            control={(aria) => (
-              <select
-                {...aria}
-                multiple
-                size={Math.min(6, Math.max(2, channels.length))}
-                onChange={(e) =>
-                  setScope(
-                    [...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value),
-                  )
-                }
-              >
-                {channels.map((c) => (
-                  <option key={c.id} value={c.id} selected={scope.includes(c.id)}>
-                    {c.title} ({c.id})
-                  </option>
-                ))}
-              </select>
-            )}
-          />
+          <>
+            <TextField
+              label="Max connections (empty: unlimited)"
+              type="number"
+              value={maxConnections}
+              onInput={setMaxConnections}
+              hint="Streams at once under this key: stream.ts, HDHomeRun tuners, HLS viewers (1-10000)."
+            />
+            <FormField
+              label="Channels (none selected: all channels)"
+              control={(aria) => (
+                <select
+                  {...aria}
+                  multiple
+                  size={Math.min(6, Math.max(2, channels.length))}
+                  onChange={(e) =>
+                    setScope(
+                      [...(e.currentTarget as HTMLSelectElement).selectedOptions].map(
+                        (o) => o.value,
+                      ),
+                    )
+                  }
+                >
+                  {channels.map((c) => (
+                    <option key={c.id} value={c.id} selected={scope.includes(c.id)}>
+                      {c.title} ({c.id})
+                    </option>
+                  ))}
+                </select>
+              )}
+            />
+          </>
         }
         columns={[
           {
             header: "Scope",
             cell: (k) => (k.scope.all ? "all channels" : k.scope.channel_ids.join(", ")),
+          },
+          {
+            header: "Streams",
+            cell: (k) =>
+              k.max_connections === null
+                ? `${k.active_cons} (unlimited)`
+                : `${k.active_cons} / ${k.max_connections}`,
           },
         ]}
         revoke={(k) => api.playbackKeys.revoke(k.id, k.revision)}

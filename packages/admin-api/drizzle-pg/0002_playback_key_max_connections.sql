@@ -1,0 +1,1 @@
+ALTER TABLE "playback_keys" ADD COLUMN "max_connections" integer;

@@ -1,0 +1,1 @@
+ALTER TABLE `playback_keys` ADD `max_connections` integer;
