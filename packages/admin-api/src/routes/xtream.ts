@@ -143,8 +143,20 @@ export interface XtreamRouteDeps {
 /** `player_api.php`, `get.php`, `xmltv.php` and `/live/{username}/{password}/{stream}`. */
 export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Hono<AdminEnv> {
   const { access } = deps;
+  // The request context of each in-process request: its id and logger carry over.
+  const outerOf = new WeakMap<Request, Context<AdminEnv>>();
+  const play = new Hono<AppEnv>();
+  play.use(async (c, next) => {
+    const outer = outerOf.get(c.req.raw);
+    if (outer !== undefined) {
+      c.set("requestId", outer.get("requestId"));
+      c.set("log", outer.get("log"));
+      c.set("bodyLimit", outer.get("bodyLimit"));
+    }
+    await next();
+  });
+  play.route("/", deps.play);
   // Errors of the play routes reach the handler below, then the app's one error handler.
-  const play = new Hono<AppEnv>().route("/", deps.play);
   play.onError((err) => {
     throw err;
   });
@@ -287,14 +299,13 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
           const target = m[2] === "m3u8" ? "index.m3u8" : "stream.ts";
           const u = new URL(c.req.url);
           u.pathname = `/live/${encodeURIComponent(username)}/${encodeURIComponent(password)}/play/${encodeURIComponent(ch.id)}/${target}`;
-          return play.fetch(
-            new Request(u, {
-              method: c.req.method,
-              headers: c.req.raw.headers,
-              signal: c.req.raw.signal,
-            }),
-            c.env,
-          );
+          const inner = new Request(u, {
+            method: c.req.method,
+            headers: c.req.raw.headers,
+            signal: c.req.raw.signal,
+          });
+          outerOf.set(inner, c);
+          return play.fetch(inner, c.env);
         },
       },
       ctx.config.extensions,

@@ -26,6 +26,8 @@ export interface IssuedSecret {
   secret: string;
   warning: string;
   extra?: { label: string; value: string };
+  /** More values shown with it, each with its copy button (an Xtream login). */
+  more?: { label: string; value: string }[];
 }
 
 export function credentialState(c: Credential): "revoked" | "disabled" | "expired" | "active" {

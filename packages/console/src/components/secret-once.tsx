@@ -9,6 +9,7 @@ export function SecretOnce(p: {
   secret: string;
   warning: string;
   extra?: { label: string; value: string } | undefined;
+  more?: { label: string; value: string }[] | undefined;
   onDismiss: () => void;
 }) {
   const [copied, setCopied] = useState<string | null>(null);
@@ -41,6 +42,15 @@ export function SecretOnce(p: {
           </button>
         </div>
       ) : null}
+      {(p.more ?? []).map((m) => (
+        <div class="secret-row" key={m.label}>
+          <span class="secret-label">{m.label}</span>
+          <code class="secret-value">{m.value}</code>
+          <button type="button" class="btn" onClick={() => copy(m.value, m.label)}>
+            Copy {m.label.toLowerCase()}
+          </button>
+        </div>
+      ))}
       {copied ? <p role="status">{copied}</p> : null}
       <button type="button" class="btn" onClick={p.onDismiss}>
         I have stored it — hide
