@@ -18,6 +18,7 @@ import {
   type ServiceInfo,
   serviceInfoRoutes,
 } from "@svc/admin-api/service-info";
+import { createXtreamAccess, createXtreamRoutes, xtreamPlayRoutes } from "@svc/admin-api/xtream";
 import {
   createLoginRoute,
   createPasswordHasher,
@@ -126,6 +127,8 @@ export async function composeFull(
   });
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
+  // Extensions "Xtream Codes output": the login of its routes and of its play mount.
+  const xtream = createXtreamAccess(ctx);
   const clustered = state.storage.kind === "postgres";
   const playback = await createPlaybackStack({
     config,
@@ -151,7 +154,11 @@ export async function composeFull(
       ? { cluster: { store: channelLeasesFor(state.storage), instanceId, selfUrl } }
       : {}),
     // Playback keys: the same play routes under `/p/{token}/play` (the key gate runs first).
-    playMounts: [{ routes: keyPlayRoutes, resolveGrant: keyPlayGrant }],
+    // Xtream logins: the same play routes under `/live/{username}/{password}/play`.
+    playMounts: [
+      { routes: keyPlayRoutes, resolveGrant: keyPlayGrant },
+      { routes: xtreamPlayRoutes, resolveGrant: xtream.resolveGrant },
+    ],
     ...(ctx.metrics === undefined ? {} : { observe: ctx.metrics.observeRequest }),
   });
   port.connect(playback);
@@ -180,6 +187,8 @@ export async function composeFull(
       passwords,
     }),
   );
+  // Before the play routes: its access recorder wraps those under `/live/…/play` too.
+  app.route("/", createXtreamRoutes(ctx, { access: xtream, play: playback.routes }));
   app.route("/", playback.routes);
   // Refuses to start when a route was registered without its declaration, or declares a
   // credential no gate knows: the credential gate and the document know only declared routes.

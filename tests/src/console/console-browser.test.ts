@@ -361,6 +361,32 @@ describe("web console in Chromium (full build)", {
     await page.close();
   });
 
+  it("creates a playback key with an Xtream login: server URL, username and password shown once, each copied", async () => {
+    const { page, problems } = await adminPage();
+    await page.goto(`${full.base}/admin/#/keys`);
+    await page.getByLabel("Key name").fill("tv app");
+    await page.getByLabel("Xtream username (optional)").fill("tv-app");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("button", { name: "Copy xtream password" }).click();
+    await page.getByText("Xtream password copied to the clipboard").waitFor();
+    const password = String(await page.evaluate("navigator.clipboard.readText()"));
+    assert.match(password, /^[0-9A-Za-z]{20}$/);
+    await page.getByRole("button", { name: "Copy xtream server url" }).click();
+    await page.getByText("Xtream server URL copied to the clipboard").waitFor();
+    assert.equal(await page.evaluate("navigator.clipboard.readText()"), full.base);
+    await page.getByRole("button", { name: "Copy xtream username" }).click();
+    await page.getByText("Xtream username copied to the clipboard").waitFor();
+    assert.equal(await page.evaluate("navigator.clipboard.readText()"), "tv-app");
+    await page.getByRole("button", { name: /I have stored it/ }).click();
+    await page.reload();
+    const row = page.locator('tr[data-key="tv app"]');
+    await row.waitFor();
+    assert.match(await textOf(row), /tv-app/);
+    assert.equal((await page.content()).includes(password), false, "password gone");
+    assert.deepEqual(problems.errors, []);
+    await page.close();
+  });
+
   it("creates and rotates an API token: the old secret stops, the new one works", async () => {
     const { page, problems } = await adminPage();
     await page.goto(`${full.base}/admin/#/tokens`);

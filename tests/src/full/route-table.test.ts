@@ -9,6 +9,7 @@ import {
   SPEC_ROUTES,
   type SpecRoute,
   TS_OUTPUT_ROUTES,
+  XTREAM_ROUTES,
 } from "../harness/spec-routes.js";
 import { authSection } from "../harness/users.js";
 
@@ -273,6 +274,36 @@ describe("route table", async () => {
       assert.deepEqual(sorted(derived(quiet.app)), sorted(spec));
     } finally {
       await quiet.close();
+    }
+  });
+
+  it("extensions.xtream adds its routes to the full build's table and OpenAPI document; off, the 69", async () => {
+    const off = buildOpenApiDocument({ version: "t" }) as { paths: Record<string, object> };
+    assert.equal(off.paths["/player_api.php"], undefined);
+    const disabled = await composed("full", { xtream: { enabled: false } });
+    try {
+      assert.equal(derived(disabled.app).length, 69);
+    } finally {
+      await disabled.close();
+    }
+    const gw = await composed("full", { xtream: { enabled: true } });
+    try {
+      const on = [...spec, ...XTREAM_ROUTES];
+      const got = registered(gw.app, normalizeRoutePath);
+      assert.deepEqual([...got].sort(), on.map((r) => `${r.method} ${r.path}`).sort());
+      const table = derived(gw.app);
+      assert.equal(table.length, 69 + XTREAM_ROUTES.length);
+      assert.deepEqual(sorted(table), sorted(on));
+      // The rotation route is an admin route in the API-token registry with its scope.
+      assert.equal(table.filter((r) => r.access.scope !== null).length, 44);
+      const doc = buildOpenApiDocument({ version: "t" }, table) as {
+        paths: Record<string, Record<string, { "x-extension"?: string }>>;
+      };
+      assert.equal(doc.paths["/player_api.php"]?.get?.["x-extension"], "xtream");
+      assert.ok(doc.paths["/live/{username}/{password}/{stream}"]?.get);
+      assert.ok(doc.paths["/v1/admin/access-tokens/{id}/xtream-password"]?.post);
+    } finally {
+      await gw.close();
     }
   });
 });

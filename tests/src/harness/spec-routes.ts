@@ -124,3 +124,24 @@ export const HDHOMERUN_ROUTES: readonly SpecRoute[] = [
   row("GET", "/p/{token}/hdhr/guide.xml", "playback_key", null),
   row("GET", "/p/{token}/hdhr/auto/{channel}", "playback_key", null),
 ];
+
+/**
+ * Extensions "Xtream Codes output" (`extensions.xtream.enabled`, full build): the contract's
+ * routes (the three `/live/{username}/{password}/{stream_id}…` forms are one route whose last
+ * segment is `{stream_id}`, `{stream_id}.ts` or `{stream_id}.m3u8`), the rotation of a key's
+ * Xtream password, and the play routes under an Xtream login that `.ts` and `.m3u8` are
+ * answered by (docs/xtream.md).
+ */
+export const XTREAM_ROUTES: readonly SpecRoute[] = [
+  row("GET", "/player_api.php", "xtream", null),
+  row("POST", "/player_api.php", "xtream", null),
+  row("GET", "/get.php", "xtream", null),
+  row("POST", "/get.php", "xtream", null),
+  row("GET", "/xmltv.php", "xtream", null),
+  row("GET", "/live/{username}/{password}/{stream}", "xtream", null),
+  row("GET", "/live/{username}/{password}/play/{id}/index.m3u8", "xtream", null),
+  row("GET", "/live/{username}/{password}/play/{id}/stream.ts", "xtream", null),
+  row("GET", "/live/{username}/{password}/play/{id}/live/{file}", "xtream", null),
+  row("GET", "/live/{username}/{password}/play/{id}/u/{upstream}", "xtream", null),
+  row("POST", "/v1/admin/access-tokens/{id}/xtream-password", "admin", "write"),
+];

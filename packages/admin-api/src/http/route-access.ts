@@ -10,7 +10,7 @@ import type { TokenScope } from "../services/api-tokens/token-scopes.js";
  * - `admin`: admin login session or API token with the route's scope.
  * - `session`: admin login session only; API tokens get `session_required`.
  */
-export type AdminCredential = "reader" | "admin" | "session" | "playback_key";
+export type AdminCredential = "reader" | "admin" | "session" | "playback_key" | "xtream";
 
 /** Admin role: a login session, or an API token with `scope` (one of the 43-route registry). */
 export const admin = (scope: TokenScope): RouteAccess =>
@@ -24,6 +24,13 @@ export const SESSION_ONLY: RouteAccess = Object.freeze({ credential: "session", 
 
 /** A playback key in the path (`/p/{token}/…`). */
 export const PLAYBACK_KEY: RouteAccess = Object.freeze({ credential: "playback_key", scope: null });
+
+/**
+ * An Xtream login (extensions.md "Xtream Codes output"): a playback key's `xtream_username`
+ * and password, in the query, a form body or the `/live/{username}/{password}/…` path;
+ * checked by the Xtream routes themselves.
+ */
+export const XTREAM_LOGIN: RouteAccess = Object.freeze({ credential: "xtream", scope: null });
 
 /** Credentials the credential gate checks itself; every other kind passes through it. */
 export const GATED_CREDENTIALS: ReadonlySet<string> = new Set(["reader", "admin", "session"]);

@@ -9,6 +9,7 @@ import { hdhomerunRoutes } from "../routes/hdhomerun.js";
 import { keyPlaylistRoutes, keyPlayRoutes } from "../routes/key-playback.js";
 import { metricsRoutes } from "../routes/metrics.js";
 import { serviceInfoRoutes } from "../routes/service-info.js";
+import { xtreamPlayRoutes, xtreamRoutes } from "../routes/xtream.js";
 
 /**
  * Every route family the full build mounts (apps/gateway-full), for a document
@@ -28,6 +29,8 @@ const FULL_BUILD_FAMILIES: readonly RouteFamily[] = [
   playRoutes,
   keyPlayRoutes,
   hdhomerunRoutes,
+  xtreamRoutes,
+  xtreamPlayRoutes,
 ];
 
 /** The full build's route table with the given extension switches (default: all off). */

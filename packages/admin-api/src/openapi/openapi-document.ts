@@ -18,6 +18,7 @@ const GATE_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
   playlist: ["unauthorized", "forbidden"],
   play: ["unauthorized", "forbidden"],
   playback_key: ["unauthorized", "forbidden"],
+  xtream: ["unauthorized", "forbidden", "too_many_requests"],
 };
 
 /** Security requirements (OpenAPI 3.1 lets non-OAuth schemes list role names: our scopes). */
@@ -25,6 +26,7 @@ function securityOf(r: RouteRow): Record<string, string[]>[] {
   switch (r.access.credential) {
     case "public":
     case "playback_key":
+    case "xtream":
       return [];
     case "session":
       return [{ session: [] }];

@@ -12,6 +12,7 @@ import {
   createPlaybackKey,
   deletePlaybackKey,
   revokePlaybackKey,
+  rotateXtreamPassword,
 } from "../services/playback-keys/manage.js";
 
 const maxConnections = v.pipe(
@@ -36,6 +37,15 @@ export const playbackKeyCreateBody = v.strictObject({
   ),
   /** Extensions "Connection limits": concurrent streams under the key; null or absent: unlimited. */
   max_connections: v.optional(v.nullable(maxConnections), null),
+  // Extensions "Xtream Codes output": unique, 1-64 characters, no `/` (it is a path segment).
+  xtream_username: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, "must not be empty"),
+      v.maxLength(64, "at most 64 characters"),
+      v.regex(/^[^/]*$/, "must not contain /"),
+    ),
+  ),
 });
 
 /** Spec: the access-log listing takes `limit` (here 1..1000, default 100). */
@@ -59,7 +69,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     body: playbackKeyCreateBody,
     success: [
       201,
-      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `hdhomerun_url` with extensions.hdhomerun)",
+      "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `xtream_username`, `xtream_password` with a username; `hdhomerun_url` with extensions.hdhomerun)",
     ],
     errors: ["invalid_request"],
   },
@@ -72,6 +82,17 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     success: [200, "`{ok: true}`"],
     errors: ["not_found", "conflict"],
     ifMatch: "optional",
+  },
+  xtreamPassword: {
+    method: "POST",
+    path: "/access-tokens/:id/xtream-password",
+    access: admin("write"),
+    summary: "New Xtream password of a playback key (extension xtream)",
+    tag: "playback-keys",
+    success: [200, "`{id, xtream_username, xtream_password, revision, warning}`"],
+    errors: ["not_found", "conflict", "invalid_request"],
+    ifMatch: "optional",
+    extension: "xtream",
   },
   remove: {
     method: "DELETE",
@@ -112,60 +133,69 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
 
 /** Playback keys (`/v1/admin/access-tokens`) and their access log. */
 export function createPlaybackKeyRoutes(ctx: AdminContext): Hono<AdminEnv> {
-  return routesOf(playbackKeyRoutes, {
-    list: async (c) => {
-      // last_used_at: this instance's queued uses, then every instance's committed ones.
-      await ctx.accessLog.flush();
-      await ctx.keys.refreshUsage();
-      return c.json({
-        access_tokens: ctx.keys
-          .list()
-          .map((k) => ({ ...renderPlaybackKey(k), active_cons: ctx.keyConnections?.(k.id) ?? 0 })),
-      });
+  return routesOf(
+    playbackKeyRoutes,
+    {
+      list: async (c) => {
+        // last_used_at: this instance's queued uses, then every instance's committed ones.
+        await ctx.accessLog.flush();
+        await ctx.keys.refreshUsage();
+        return c.json({
+          access_tokens: ctx.keys.list().map((k) => ({
+            ...renderPlaybackKey(k),
+            active_cons: ctx.keyConnections?.(k.id) ?? 0,
+          })),
+        });
+      },
+
+      create: async (c) => {
+        const body = await readJsonBody(c, playbackKeyCreateBody);
+        const created = await createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
+          name: body.name,
+          note: body.note,
+          channelIds: body.channel_ids,
+          expiresInSec: body.expires_in_sec,
+          maxConnections: body.max_connections,
+          xtreamUsername: body.xtream_username,
+        });
+        // Extensions "HDHomeRun": the key's tuner address, shown once with the key.
+        const hdhr = ctx.config.extensions.hdhomerun.enabled
+          ? { hdhomerun_url: `${requestBase(ctx, c)}/p/${created.token}/hdhr` }
+          : {};
+        return c.json({ ...created, ...hdhr }, 201);
+      },
+
+      revoke: async (c) =>
+        c.json(await revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+
+      xtreamPassword: async (c) =>
+        c.json(await rotateXtreamPassword(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+
+      remove: async (c) =>
+        c.json(await deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
+
+      logs: async (c) => {
+        const raw = c.req.query("limit");
+        const limit = raw === undefined ? 100 : Number(raw);
+        if (
+          !Number.isInteger(limit) ||
+          limit < 1 ||
+          limit > MAX_LIST ||
+          !/^[0-9]+$/.test(raw ?? "100")
+        ) {
+          throw new GatewayError("invalid_request", `limit: must be an integer 1..${MAX_LIST}`);
+        }
+        const tokenId = c.req.query("token_id");
+        return c.json({
+          access_logs: await ctx.accessLog.list({
+            limit,
+            tokenId: tokenId === "" ? undefined : tokenId,
+          }),
+        });
+      },
+
+      clearLogs: async (c) => c.json({ deleted: await ctx.accessLog.clear() }),
     },
-
-    create: async (c) => {
-      const body = await readJsonBody(c, playbackKeyCreateBody);
-      const created = await createPlaybackKey(ctx.keys, ctx.channels, requestBase(ctx, c), {
-        name: body.name,
-        note: body.note,
-        channelIds: body.channel_ids,
-        expiresInSec: body.expires_in_sec,
-        maxConnections: body.max_connections,
-      });
-      // Extensions "HDHomeRun": the key's tuner address, shown once with the key.
-      const hdhr = ctx.config.extensions.hdhomerun.enabled
-        ? { hdhomerun_url: `${requestBase(ctx, c)}/p/${created.token}/hdhr` }
-        : {};
-      return c.json({ ...created, ...hdhr }, 201);
-    },
-
-    revoke: async (c) =>
-      c.json(await revokePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
-
-    remove: async (c) =>
-      c.json(await deletePlaybackKey(ctx.keys, c.req.param("id"), c.req.header("if-match"))),
-
-    logs: async (c) => {
-      const raw = c.req.query("limit");
-      const limit = raw === undefined ? 100 : Number(raw);
-      if (
-        !Number.isInteger(limit) ||
-        limit < 1 ||
-        limit > MAX_LIST ||
-        !/^[0-9]+$/.test(raw ?? "100")
-      ) {
-        throw new GatewayError("invalid_request", `limit: must be an integer 1..${MAX_LIST}`);
-      }
-      const tokenId = c.req.query("token_id");
-      return c.json({
-        access_logs: await ctx.accessLog.list({
-          limit,
-          tokenId: tokenId === "" ? undefined : tokenId,
-        }),
-      });
-    },
-
-    clearLogs: async (c) => c.json({ deleted: await ctx.accessLog.clear() }),
-  });
+    ctx.config.extensions,
+  );
 }

@@ -119,6 +119,7 @@ export const api = {
       channel_ids: string[];
       expires_in_sec: number;
       max_connections: number | null;
+      xtream_username?: string;
     }): Promise<IssuedPlaybackKey> => request("post", "/v1/admin/access-tokens", { body }),
     revoke: (id: string, revision: number): Promise<{ ok: true }> =>
       request("post", "/v1/admin/access-tokens/{id}/revoke", { path: { id }, ifMatch: revision }),

@@ -162,6 +162,8 @@ export interface PlaybackKey {
   /** Streams open under the key on this instance. */
   active_cons: number;
   revision: number;
+  /** Extensions "Xtream Codes output": the key's Xtream login name, or null. */
+  xtream_username: string | null;
 }
 
 export interface IssuedPlaybackKey {
@@ -176,6 +178,9 @@ export interface IssuedPlaybackKey {
   max_connections: number | null;
   /** With extensions.hdhomerun: the key's HDHomeRun tuner address. */
   hdhomerun_url?: string;
+  /** With an `xtream_username`: the Xtream password, shown once. */
+  xtream_username?: string;
+  xtream_password?: string;
   warning: string;
 }
 

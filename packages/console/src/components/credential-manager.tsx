@@ -26,6 +26,7 @@ export interface IssuedSecret {
   secret: string;
   warning: string;
   extra?: { label: string; value: string };
+  /** More values shown with it, each with its copy button (an Xtream login). */
   more?: { label: string; value: string }[];
 }
 

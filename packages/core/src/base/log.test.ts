@@ -11,6 +11,14 @@ describe("redactPath", () => {
     [`/p/${key}`, "/p/v1AAAAAAAA…"],
     ["/p/short/x", "/p/short/x"],
     ["/healthz", "/healthz"],
+    ["/live/anna/Secret123/7.ts", "/live/anna/***/7.ts"],
+    [
+      "/live/anna/Secret123/play/ch1/live/seg_5.ts?viewer=x",
+      "/live/anna/***/play/ch1/live/seg_5.ts",
+    ],
+    ["/anna/Secret123/7", "/anna/***/7"],
+    ["/v1/play/7", "/v1/play/7"],
+    ["/player_api.php?username=anna&password=Secret123", "/player_api.php"],
   ];
   for (const [input, expected] of cases) {
     it(`redacts ${input.slice(0, 30)}`, () => assert.equal(redactPath(input), expected));

@@ -82,17 +82,40 @@ export function createLogger(options: {
 /** Length of a playback key's display prefix (spec "Limits"). */
 export const KEY_DISPLAY_PREFIX = 10;
 
+/** First path segments of the gateway's own routes: never an Xtream username. */
+const OWN_ROOTS = new Set(["v1", "p", "admin", "live", "healthz", "readyz", "metrics"]);
+
 /**
  * The path of a request as it may be logged: the query string is dropped (it
- * carries `token`, `sig`, `viewer`) and a playback key in `/p/{key}/` is cut to
- * its display prefix.
+ * carries `token`, `sig`, `viewer`, Xtream's `password`), a playback key in
+ * `/p/{key}/` is cut to its display prefix and an Xtream password in
+ * `/live/{username}/{password}/…` or `/{username}/{password}/{stream_id}` is
+ * masked as `***` (extensions.md "Xtream Codes output").
  */
 export function redactPath(path: string): string {
   const q = path.indexOf("?");
   const bare = q === -1 ? path : path.slice(0, q);
+  const xtream = maskXtreamPassword(bare);
+  if (xtream !== undefined) return xtream;
   if (!bare.startsWith("/p/")) return bare;
   const end = bare.indexOf("/", 3);
   const key = end === -1 ? bare.slice(3) : bare.slice(3, end);
   if (key.length <= KEY_DISPLAY_PREFIX) return bare;
   return `/p/${key.slice(0, KEY_DISPLAY_PREFIX)}…${end === -1 ? "" : bare.slice(end)}`;
+}
+
+/** `bare` with its Xtream password masked; undefined when it has no Xtream shape. */
+function maskXtreamPassword(bare: string): string | undefined {
+  const parts = bare.split("/");
+  // ["", "live", username, password, …]
+  if (parts[1] === "live" && parts.length >= 5) {
+    parts[3] = "***";
+    return parts.join("/");
+  }
+  // ["", username, password, stream_id]: the bare stream form.
+  if (parts.length === 4 && !OWN_ROOTS.has(parts[1]!) && /^[0-9]+(\.[a-z0-9]+)?$/.test(parts[3]!)) {
+    parts[2] = "***";
+    return parts.join("/");
+  }
+  return undefined;
 }

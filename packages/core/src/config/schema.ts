@@ -248,6 +248,10 @@ export const configSchema = v.strictObject({
       }),
       {},
     ),
+    // Extensions "Xtream Codes output" (full build): player_api.php, get.php, xmltv.php, /live/….
+    xtream: v.optional(v.strictObject({ enabled: v.optional(v.boolean(), false) }), {
+      enabled: false,
+    }),
   }),
   upstreams: v.optional(
     v.array(

@@ -16,4 +16,6 @@ export const playbackKeys = pgTable("playback_keys", {
   expiresAt: epoch("expires_at"),
   maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
+  xtreamUsername: text("xtream_username").unique(),
+  xtreamPasswordDigest: text("xtream_password_digest"),
 });

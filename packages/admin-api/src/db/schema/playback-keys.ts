@@ -18,4 +18,8 @@ export const playbackKeys = sqliteTable("playback_keys", {
   /** Concurrent streams under the key (extensions "Connection limits"); null: unlimited. */
   maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),
+  /** Extensions "Xtream Codes output": the login name (unique), null without one. */
+  xtreamUsername: text("xtream_username").unique(),
+  /** Hex SHA-256 of the generated Xtream password; never the password. */
+  xtreamPasswordDigest: text("xtream_password_digest"),
 });

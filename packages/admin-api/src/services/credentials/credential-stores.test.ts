@@ -176,6 +176,8 @@ const keyRow = (over: Partial<PlaybackKeyRow> = {}): PlaybackKeyRow => ({
   expiresAt: null,
   maxConnections: null,
   revision: 1,
+  xtreamUsername: null,
+  xtreamPasswordDigest: null,
   ...over,
 });
 

@@ -7,11 +7,12 @@ import type { Logger } from "@svc/core/log";
 import type { GuideRepository } from "../../storage/guide/repository.js";
 import type { ChangeFeed } from "../../storage/kernel/change-feed.js";
 import { type ChannelMatch, type ChannelMatcher, createChannelMatcher } from "./channel-matcher.js";
-import { type GuideRef, renderEpg } from "./epg-writer.js";
+import { type GuideRef, mergeProgrammes, renderEpg } from "./epg-writer.js";
 import { openGuideData, type ProgrammeRow, type SourceStatusRow } from "./guide-data.js";
 import { createGuideRefresher } from "./guide-refresher.js";
 import { createLogoCache } from "./logo-cache.js";
 import { logoCandidates } from "./logo-candidates.js";
+import { resolveChannelProgrammes } from "./programme-order.js";
 import { type GuideSource, openGuideSourceStore } from "./source-store.js";
 
 export type { RefreshOutcome } from "./guide-refresher.js";
@@ -171,20 +172,21 @@ export async function createGuideService(deps: GuideServiceDeps) {
       if (!config.guide.cache && enabled().length > 0) await refresher.refreshOnDemand();
     },
     /**
-     * `only`: another view of the same guide (HDHomeRun `guide.xml`): these channels, in
-     * this order, under these `<channel id>`s; the ETag is then not meaningful.
+     * `view`: another view of the same guide: these channels, in this order (a playback key's
+     * scope for Xtream's `xmltv.php`; HDHomeRun's `guide.xml`), under these `<channel id>`s
+     * when `xmltvId` is given; the ETag is then not meaningful.
      */
     async epg(
       base: string,
-      only?: { channels: readonly Channel[]; xmltvId: (ch: Channel) => string },
+      view?: { channels: readonly Channel[]; xmltvId?: (ch: Channel) => string },
     ) {
       const byChannel = await matches();
       const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
       return {
         etag: epgFingerprint(base),
         body: renderEpg({
-          ...(only === undefined ? {} : { xmltvId: only.xmltvId }),
-          channels: only?.channels ?? deps.catalog.list().filter((ch) => !ch.disabled),
+          ...(view?.xmltvId === undefined ? {} : { xmltvId: view.xmltvId }),
+          channels: view?.channels ?? deps.catalog.list().filter((ch) => !ch.disabled),
           matchOf: (id) => byChannel.get(id),
           programmes: (refs) => programmesOf(generation, refs),
           logoUrl: (ch, m) =>
@@ -193,6 +195,19 @@ export async function createGuideService(deps: GuideServiceDeps) {
               : undefined,
         }),
       };
+    },
+    /**
+     * The programmes of one gateway channel as epg.xml has them (merged over its matched
+     * guide channels, in time order): Xtream's short EPG reads them.
+     */
+    async channelProgrammes(channelId: string): Promise<ProgrammeRow[]> {
+      const refs = (await matches()).get(channelId)?.guideRefs ?? [];
+      if (refs.length === 0) return [];
+      const generation = new Map(enabled().map((s) => [s.id, data.status(s.id).generation]));
+      const lookup = await programmesOf(generation, refs);
+      return mergeProgrammes(
+        refs.map((r) => resolveChannelProgrammes(lookup(r.sourceId, r.xmltvId))),
+      );
     },
     /** `byChannel`: the result of {@link matches}. */
     logoCandidates: (ch: Channel, byChannel: Map<string, ChannelMatch>) =>

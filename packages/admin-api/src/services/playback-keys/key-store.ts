@@ -24,6 +24,8 @@ export function renderPlaybackKey(k: PlaybackKeyRecord) {
     expires_at: iso(k.expiresAt),
     max_connections: k.maxConnections,
     revision: k.revision,
+    // Extensions "Xtream Codes output": the login name only, never the password or its digest.
+    xtream_username: k.xtreamUsername,
   };
 }
 

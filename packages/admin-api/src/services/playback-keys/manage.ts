@@ -1,13 +1,16 @@
 import { GatewayError } from "@svc/core/errors";
 import {
   newPlaybackKeyPlaintext,
+  newXtreamPassword,
   opaqueId,
   PLAYBACK_KEY_PREFIX_LENGTH,
+  sha256Hex,
 } from "../../credentials/secrets.js";
 import { SHOWN_ONCE_WARNING } from "../api-tokens/token-record.js";
 import type { ChannelStore } from "../channels/channel-store.js";
 import {
   type CredentialKind,
+  credentialToChange,
   deleteCredential,
   revokeCredential,
   storedSecret,
@@ -23,6 +26,8 @@ export interface NewPlaybackKey {
   readonly expiresInSec: number;
   /** Extensions "Connection limits"; null: unlimited. */
   readonly maxConnections?: number | null;
+  /** Extensions "Xtream Codes output": the key's Xtream login name (unique), when it has one. */
+  readonly xtreamUsername?: string | undefined;
 }
 
 /** `/p/{token}/playlist.m3u` under `base`. */
@@ -41,6 +46,9 @@ export async function createPlaybackKey(
     if (channels.get(id) === undefined)
       throw new GatewayError("invalid_request", `channel_ids: unknown channel "${id}"`);
   }
+  const xtreamUsername = input.xtreamUsername ?? null;
+  if (xtreamUsername !== null) assertXtreamUsernameFree(keys, xtreamUsername);
+  const xtreamPassword = xtreamUsername === null ? null : newXtreamPassword();
   const plaintext = newPlaybackKeyPlaintext();
   const now = Date.now();
   const record: PlaybackKeyRecord = {
@@ -56,6 +64,8 @@ export async function createPlaybackKey(
     expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
     maxConnections: input.maxConnections ?? null,
     revision: 1,
+    xtreamUsername,
+    xtreamPasswordDigest: xtreamPassword === null ? null : sha256Hex(xtreamPassword),
   };
   await keys.insert(record);
   const view = renderPlaybackKey(record);
@@ -69,6 +79,44 @@ export async function createPlaybackKey(
     created_at: view.created_at,
     expires_at: view.expires_at,
     max_connections: view.max_connections,
+    ...(xtreamPassword === null
+      ? {}
+      : { xtream_username: xtreamUsername, xtream_password: xtreamPassword }),
+    warning: SHOWN_ONCE_WARNING,
+  };
+}
+
+/** 409 when another key already has this Xtream username (the column is unique too). */
+function assertXtreamUsernameFree(keys: PlaybackKeyStore, username: string): void {
+  if (keys.list().some((k) => k.xtreamUsername === username))
+    throw new GatewayError("conflict", "xtream_username is taken by another playback key");
+}
+
+/**
+ * `POST …/{id}/xtream-password` (extensions.md "Xtream Codes output"): a new Xtream password
+ * for a key with an Xtream username, shown once; the old one stops working at once.
+ */
+export async function rotateXtreamPassword(
+  keys: PlaybackKeyStore,
+  id: string,
+  ifMatch: string | undefined,
+) {
+  const key = credentialToChange(keys, PLAYBACK_KEY, id, ifMatch);
+  if (key.xtreamUsername === null)
+    throw new GatewayError("invalid_request", "this playback key has no xtream_username");
+  if (key.revokedAt !== null) throw new GatewayError("conflict", "playback key is revoked");
+  const password = newXtreamPassword();
+  const next: PlaybackKeyRecord = {
+    ...key,
+    xtreamPasswordDigest: sha256Hex(password),
+    revision: key.revision + 1,
+  };
+  await keys.replace(next, key.revision);
+  return {
+    id: key.id,
+    xtream_username: key.xtreamUsername,
+    xtream_password: password,
+    revision: next.revision,
     warning: SHOWN_ONCE_WARNING,
   };
 }

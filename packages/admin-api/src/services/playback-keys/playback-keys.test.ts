@@ -39,6 +39,8 @@ describe("playback keys on a real state database", () => {
     expiresAt: null,
     maxConnections: null,
     revision: 1,
+    xtreamUsername: null,
+    xtreamPasswordDigest: null,
     ...over,
   });
 

@@ -11,6 +11,7 @@ export function PlaybackKeysScreen() {
   const [channels, setChannels] = useState<Channel[]>([]);
   const [scope, setScope] = useState<string[]>([]);
   const [maxConnections, setMaxConnections] = useState("");
+  const [xtreamUsername, setXtreamUsername] = useState("");
   useEffect(() => {
     api.channels
       .list()
@@ -42,20 +43,38 @@ export function PlaybackKeysScreen() {
             channel_ids: scope,
             // Empty: unlimited; anything else the API checks (1..10000).
             max_connections: maxConnections.trim() === "" ? null : Number(maxConnections),
+            ...(xtreamUsername === "" ? {} : { xtream_username: xtreamUsername }),
           });
+          // Extensions "Xtream Codes output": what an IPTV app asks for (docs/xtream.md).
+          const xtream =
+            r.xtream_password === undefined || r.xtream_username === undefined
+              ? undefined
+              : [
+                  { label: "Xtream server URL", value: new URL(r.playlist_url).origin },
+                  { label: "Xtream username", value: r.xtream_username },
+                  { label: "Xtream password", value: r.xtream_password },
+                ];
           return {
             title: `New playback key "${r.name}"`,
             secret: r.token,
             warning: r.warning || "Copy the key now: it is never shown again.",
             extra: { label: "Playlist URL", value: r.playlist_url },
-            ...(r.hdhomerun_url === undefined
+            ...(xtream === undefined && r.hdhomerun_url === undefined
               ? {}
-              : { more: [{ label: "HDHomeRun tuner URL", value: r.hdhomerun_url }] }),
+              : {
+                  more: [
+                    ...(r.hdhomerun_url === undefined
+                      ? []
+                      : [{ label: "HDHomeRun tuner URL", value: r.hdhomerun_url }]),
+                    ...(xtream ?? []),
+                  ],
+                }),
           };
         }}
         onCreated={() => {
           setScope([]);
           setMaxConnections("");
+          setXtreamUsername("");
         }}
         createFields={
           <>
@@ -65,6 +84,12 @@ export function PlaybackKeysScreen() {
               value={maxConnections}
               onInput={setMaxConnections}
               hint="Streams at once under this key: stream.ts, HDHomeRun tuners, HLS viewers (1-10000)."
+            />
+            <TextField
+              label="Xtream username (optional)"
+              value={xtreamUsername}
+              onInput={setXtreamUsername}
+              hint="IPTV apps (TiviMate, IPTV Smarters, Kodi) log in with it and a password shown once (extensions.xtream)."
             />
             <FormField
               label="Channels (none selected: all channels)"
@@ -95,6 +120,10 @@ export function PlaybackKeysScreen() {
           {
             header: "Scope",
             cell: (k) => (k.scope.all ? "all channels" : k.scope.channel_ids.join(", ")),
+          },
+          {
+            header: "Xtream",
+            cell: (k) => k.xtream_username ?? "—",
           },
           {
             header: "Streams",
