@@ -159,6 +159,7 @@ export class TsPackager implements Packager {
       for (const seg of this.cutter.discontinuity()) this.publish(seg);
       this.fanout.discontinuity();
       if (end.reason === "switched") continue;
+      if (end.locked) everLocked = true;
       // failover (issue 35): the next source at once; every source down: the slate.
       const allDown = failover?.fail(end.reason, end.why) ?? true;
       if (!allDown) {

@@ -6,8 +6,11 @@ export type SlateHeight = (typeof SLATE_HEIGHTS)[number];
 /** Every slate clip lasts this long (scripts/make-slate.sh). */
 export const SLATE_DURATION_SEC = 2;
 
-/** `packages/playback/assets/slate/`, beside `dist/` and `src/`. */
-const SLATE_DIR = new URL("../../../assets/slate/", import.meta.url);
+/**
+ * `packages/playback/assets/slate/`, found through the package's `exports` (as the
+ * migrations are): the apps bundle this module, so `import.meta.url` is the app's.
+ */
+const slateUrl = (name: string) => import.meta.resolve(`@svc/playback/assets/slate/${name}`);
 
 /** The slate's resolution class for a picture height: the nearest one, 720 when unknown. */
 export function slateHeightFor(height: number | null | undefined): SlateHeight {
@@ -23,7 +26,7 @@ const tsCache = new Map<SlateHeight, Buffer>();
 export function slateTs(height: SlateHeight): Buffer {
   let bytes = tsCache.get(height);
   if (bytes === undefined) {
-    bytes = readFileSync(new URL(`slate-${height}.mp2t`, SLATE_DIR));
+    bytes = readFileSync(new URL(slateUrl(`slate-${height}.mp2t`)));
     tsCache.set(height, bytes);
   }
   return bytes;

@@ -45,7 +45,14 @@ export class TsSlate {
       this.o.expired();
       return;
     }
-    const bytes = slateTs(this.o.height);
+    let bytes: Buffer;
+    try {
+      bytes = slateTs(this.o.height);
+    } catch {
+      // An install without the slate's files plays no slate rather than failing the process.
+      this.stop();
+      return;
+    }
     this.o.publish({
       bytes,
       durationSec: SLATE_DURATION_SEC,
