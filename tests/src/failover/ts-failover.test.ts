@@ -36,6 +36,15 @@ before(async () => {
             { source_url: `${origin.url}/c.ts`, headers: { "x-api-key": "backup-secret" } },
           ],
         },
+        // Every source down from the start (the origin answers 404 until a test says).
+        {
+          id: "fz",
+          title: "Down at start",
+          ingress: "ts",
+          source_url: `${origin.url}/z1.ts`,
+          fallback_sources: [{ source_url: `${origin.url}/z2.ts` }],
+          prefer_height: 1080,
+        },
         // Edited by the admin API tests (an edit restarts a channel's session, so not "fo").
         {
           id: "fa",
@@ -67,8 +76,8 @@ async function session(): Promise<{ active_source: number; failovers: number; st
   return r.body.sessions.find((s: any) => s.channel_id === "fo");
 }
 
-async function playlist(): Promise<string> {
-  const r = await fetch(play());
+async function playlist(url = play()): Promise<string> {
+  const r = await fetch(url);
   const text = await r.text();
   assert.equal(r.status, 200, text);
   return text;
@@ -88,8 +97,8 @@ async function metricsText(): Promise<string> {
 }
 
 /** Width and height of the newest segment's video, read by ffprobe. */
-async function newestPicture(): Promise<string> {
-  const uri = uriLines(await playlist()).at(-1)!;
+async function newestPicture(url = play()): Promise<string> {
+  const uri = uriLines(await playlist(url)).at(-1)!;
   const bytes = Buffer.from(await (await fetch(uri)).arrayBuffer());
   const path = join(scratch, "newest.ts");
   writeFileSync(path, bytes);
@@ -177,6 +186,20 @@ describe("failover of a ts channel with two fallback sources (full binary)", () 
     assert.equal(s.active_source, 2);
     assert.ok(s.failovers >= 5, `${s.failovers} failovers`);
     assert.match(await playlist(), /#EXT-X-DISCONTINUITY\n/);
+  });
+});
+
+describe("a ts channel whose sources are all down when it starts", () => {
+  it("plays the slate in its resolution class at once, then the first source that comes up", async () => {
+    const url = `${gw.url}/v1/play/fz/index.m3u8`;
+    assert.equal(await newestPicture(url), "1920,1080");
+    const slate = await playWithFfmpeg(url, 4);
+    assert.equal(slate.code, 0, slate.stderr);
+    origin.set("/z2.ts", "live");
+    await until("the real stream", async () =>
+      (await newestPicture(url)) === "320,180" ? true : undefined,
+    );
+    assert.match(await playlist(url), /#EXT-X-DISCONTINUITY\n/);
   });
 });
 

@@ -167,12 +167,16 @@ export class TsPackager implements Packager {
         this.o.onError(`${end.why}; switching to source ${failover?.active}`);
         continue;
       }
-      if (!everLocked && !end.locked) {
+      if (!everLocked && !end.locked && this.slate === undefined) {
         this.verdict({ ok: false, message: end.why });
         break;
       }
       everLocked = true;
-      if (failover) this.slate?.start();
+      // failover (issue 35): the slate instead of failing, also before any source played.
+      if (this.slate !== undefined) {
+        this.verdict({ ok: true });
+        this.slate.start();
+      }
       attempt = end.locked ? 1 : attempt + 1;
       this.counters.retries += 1;
       this.o.onError(`${end.why}; reconnecting`);
