@@ -146,7 +146,11 @@ export class RuntimeSession {
     // `last_error` is shown to every reader of /v1/status: URLs lose their userinfo and
     // query (signed source URLs carry tokens there), header secrets their values.
     this.scrub ??= createScrubber(
-      Object.entries(this.deps.headers(this.channel))
+      [
+        ...Object.entries(this.deps.headers(this.channel)),
+        // The fallback sources' secrets too (extensions "Fallback sources and the slate").
+        ...this.channel.fallback_sources.flatMap((f) => Object.entries(f.headers)),
+      ]
         .filter(([name]) => isSensitiveHeader(name))
         .map(([, value]) => value),
     );
