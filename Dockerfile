@@ -42,6 +42,7 @@ RUN mkdir /prod \
       && if [ -d "$d/dist" ]; then cp -r "$d/dist" "/prod/$d/"; fi; \
     done \
  && cp -r packages/admin-api/drizzle packages/admin-api/drizzle-pg /prod/packages/admin-api/ \
+ && cp -r packages/playback/assets /prod/packages/playback/ \
  && find /prod -name '*.tsbuildinfo' -delete -o -name '*.test.js*' -delete \
  && rm -rf /prod/tests/dist /prod/tests/kits/dist \
  && cd /prod && pnpm install --prod --offline --frozen-lockfile

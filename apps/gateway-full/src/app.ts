@@ -119,6 +119,7 @@ export async function composeFull(
     egress,
     accessLog: options.accessLog ?? true,
     playbackStats: () => stats.snapshot(),
+    failovers: () => stats.failovers,
     sessions: port.sessions,
     instance: () => instanceId,
     clusterSessions: port.clusterSessions,

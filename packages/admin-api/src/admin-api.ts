@@ -79,6 +79,8 @@ export interface AdminStateOptions {
   readonly egress: Egress;
   /** Playback counters for `/v1/status` and `/metrics`. */
   readonly playbackStats?: () => PlaybackStats;
+  /** Source failovers by reason so far (docs/failover.md), for `svc_failovers_total`. */
+  readonly failovers?: () => ReadonlyMap<string, number>;
   /** Runtime sessions; none when the app runs no packaging engine. */
   readonly sessions?: SessionControl;
   /** Benchmarks only: false turns the access log off to measure its cost. */
@@ -172,6 +174,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     ? createGatewayMetrics({
         playback: playbackStats,
         activeSessions: () => sessions.list().length,
+        ...(options.failovers === undefined ? {} : { failovers: options.failovers }),
       })
     : undefined;
   const ctx: AdminContext = {

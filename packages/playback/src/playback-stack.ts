@@ -146,6 +146,7 @@ export async function createPlaybackStack(deps: PlaybackStackDeps): Promise<Play
     egress,
     ffmpeg: { dataDir: ffmpeg.dataDir, egressProxy: ffmpeg.proxy },
     log: logEvent,
+    onFailover: (reason) => stats.failovers.set(reason, (stats.failovers.get(reason) ?? 0) + 1),
     ...(membership === undefined ? {} : { ownership: membership.ownership }),
   });
   const cluster =

@@ -25,6 +25,7 @@ export function storedChannel(id: string, over: Partial<StoredChannel> = {}): St
     max_viewers: null,
     engine: "auto",
     keys: {},
+    fallback_sources: [],
     revision: 1,
     egress_mode: "auto",
     egress_profile_id: null,

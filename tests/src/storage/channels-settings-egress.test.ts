@@ -19,6 +19,15 @@ function channel(id: string, over: Partial<StoredChannel> = {}): StoredChannel {
     source_url: `http://127.0.0.1:9/${id}/index.m3u8`,
     headers: { Referer: "http://127.0.0.1/", "X-Quote": 'a "b" \\ c' },
     preferred_audio_languages: ["de", "en"],
+    fallback_sources: [
+      {
+        source_url: "",
+        upstream: "origin",
+        path: `/${id}/backup.m3u8`,
+        headers: { Cookie: "s=1", "X-Quote": '"q"' },
+        user_agent: "Backup/1",
+      },
+    ],
     updated_at: T,
     ...over,
   });

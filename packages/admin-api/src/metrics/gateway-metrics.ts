@@ -65,6 +65,8 @@ function renameTotalGauges(registry: Registry): void {
 export function createGatewayMetrics(sources: {
   playback: () => PlaybackStats;
   activeSessions: () => number;
+  /** Source failovers by reason (extensions "Fallback sources and the slate"). */
+  failovers?: () => ReadonlyMap<string, number>;
 }): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "svc_" });
@@ -116,6 +118,20 @@ export function createGatewayMetrics(sources: {
   fromPlayback("svc_playback_bytes_out_total", "Media bytes sent to players", (s) => s.bytes_out);
   // The playback module counts play requests that failed upstream (5xx or cut mid-body).
   fromPlayback("svc_upstream_errors_total", "Play requests failed by an upstream", (s) => s.errors);
+  const failoversSeen = new Map<string, number>();
+  new Counter({
+    name: "svc_failovers_total",
+    help: "Source failovers of channels with fallback sources, by reason",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+    collect() {
+      for (const [reason, now] of sources.failovers?.() ?? []) {
+        const seen = failoversSeen.get(reason) ?? 0;
+        if (now > seen) this.inc({ reason }, now - seen);
+        failoversSeen.set(reason, Math.max(seen, now));
+      }
+    },
+  });
   new Gauge({
     name: "svc_active_sessions",
     help: "Runtime media sessions",

@@ -18,6 +18,19 @@ export function isPackagedIngress(ingress: Ingress): boolean {
 }
 export type DashEngine = "auto" | "native" | "ffmpeg";
 
+/**
+ * One of a channel's `fallback_sources` (extensions "Fallback sources and the slate"): tried
+ * in order after the primary source, with the channel's `ingress`. Its own `headers` and
+ * `user_agent` (blank: none of its own, the default user agent) go to its own origin.
+ */
+export interface FallbackSource {
+  readonly source_url: string;
+  readonly upstream: string;
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly user_agent: string;
+}
+
 /** A channel as playback and the admin API see it (operator contract "Channel object"). */
 export interface Channel {
   readonly id: string;
@@ -43,6 +56,8 @@ export interface Channel {
   readonly engine: DashEngine;
   /** Per-channel ClearKey keys `{KID hex: key hex}`, overriding `media.keys`. */
   readonly keys: Readonly<Record<string, string>>;
+  /** Extensions "Fallback sources and the slate": sources tried after the primary one. */
+  readonly fallback_sources: readonly FallbackSource[];
   readonly revision: number;
 }
 

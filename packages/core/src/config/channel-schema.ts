@@ -36,6 +36,58 @@ const headersSchema = v.pipe(
   v.check((h) => Object.keys(h).length <= 64, "at most 64 headers"),
 );
 
+/** At most this many fallback sources per channel (each one is a connection to try). */
+export const MAX_FALLBACK_SOURCES = 8;
+
+/**
+ * One entry of `fallback_sources` (extensions "Fallback sources and the slate"): a source
+ * like the primary one (`source_url`, or `upstream` + `path`) with its own headers and
+ * user agent. `headerValues` lets the admin API accept blank values ("keep the stored one").
+ */
+export function fallbackSourceSchema<H extends v.GenericSchema>(headerValues: H) {
+  return v.strictObject({
+    source_url: v.optional(
+      v.union(
+        [v.literal(""), httpUrl("must be an absolute http(s) URL")],
+        "must be an absolute http(s) URL",
+      ),
+      "",
+    ),
+    upstream: v.optional(v.string(), ""),
+    path: v.optional(v.pipe(v.string(), v.maxLength(2048)), ""),
+    headers: v.optional(
+      v.pipe(
+        v.record(
+          v.pipe(v.string(), v.regex(HEADER_NAME, "header name must be an HTTP token")),
+          headerValues,
+        ),
+        v.check((h) => Object.keys(h).length <= 64, "at most 64 headers"),
+      ),
+      {},
+    ),
+    user_agent: v.optional(
+      v.pipe(v.string(), v.regex(HEADER_VALUE, "may not contain CR, LF or NUL")),
+      "",
+    ),
+  });
+}
+
+const headerValue = v.pipe(
+  v.string(),
+  v.regex(HEADER_VALUE, "header value may not contain CR, LF or NUL"),
+);
+
+/** `fallback_sources` of a channel write: at most {@link MAX_FALLBACK_SOURCES}. */
+export function fallbackSourcesSchema<H extends v.GenericSchema>(headerValues: H) {
+  return v.optional(
+    v.pipe(
+      v.array(fallbackSourceSchema(headerValues)),
+      v.maxLength(MAX_FALLBACK_SOURCES, `at most ${MAX_FALLBACK_SOURCES} fallback sources`),
+    ),
+    [],
+  );
+}
+
 /**
  * Fields of a channel write (operator contract "Channel object"), shared by the
  * config file's static catalog and the admin API. Unknown keys are rejected.
@@ -99,6 +151,7 @@ export const channelFields = {
     "auto",
   ),
   keys: v.optional(mediaKeysSchema, {}),
+  fallback_sources: fallbackSourcesSchema(headerValue),
 };
 
 /** Cross-field rule: a source is `source_url`, or `upstream` with `path`, never both. */
@@ -115,6 +168,21 @@ export function checkChannelSource(ch: {
   }
   if (ch.upstream !== "" && ch.path === "") {
     return { path: "path", message: "required with upstream" };
+  }
+  return undefined;
+}
+
+/**
+ * {@link checkChannelSource} for each fallback source, with the problem's path
+ * (`fallback_sources[1].path`).
+ */
+export function checkFallbackSources(
+  sources: readonly { source_url: string; upstream: string; path: string }[],
+): { path: string; message: string } | undefined {
+  for (const [i, s] of sources.entries()) {
+    const problem = checkChannelSource(s);
+    if (problem !== undefined)
+      return { path: `fallback_sources[${i}].${problem.path}`, message: problem.message };
   }
   return undefined;
 }

@@ -1,4 +1,12 @@
-export { channelFields, checkChannelSource, httpUrl, mediaKeysSchema } from "./channel-schema.js";
+export {
+  channelFields,
+  checkChannelSource,
+  checkFallbackSources,
+  fallbackSourcesSchema,
+  httpUrl,
+  MAX_FALLBACK_SOURCES,
+  mediaKeysSchema,
+} from "./channel-schema.js";
 export {
   assertClusterIdentity,
   clusterIdentityProblems,

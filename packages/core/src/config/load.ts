@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { parseDocument } from "yaml";
 import { routingProblems } from "../egress/routing-validation.js";
-import { checkChannelSource } from "./channel-schema.js";
+import { checkChannelSource, checkFallbackSources } from "./channel-schema.js";
 import { isPostgresUrl } from "./database-url.js";
 import type { Environment } from "./environment.js";
 import { ConfigError, type ConfigProblem, problemsFromIssues } from "./problems.js";
@@ -138,6 +138,16 @@ function crossFieldProblems(file: ConfigFile): ConfigProblem[] {
     const source = checkChannelSource(c);
     if (source !== undefined)
       problems.push({ path: `channels[${i}].${source.path}`, message: source.message });
+    const fallback = checkFallbackSources(c.fallback_sources);
+    if (fallback !== undefined)
+      problems.push({ path: `channels[${i}].${fallback.path}`, message: fallback.message });
+    c.fallback_sources.forEach((f, j) => {
+      if (f.upstream !== "" && !upstreamIds.has(f.upstream))
+        problems.push({
+          path: `channels[${i}].fallback_sources[${j}].upstream`,
+          message: `unknown upstream "${f.upstream}"`,
+        });
+    });
     if (c.upstream !== "" && !upstreamIds.has(c.upstream)) {
       problems.push({
         path: `channels[${i}].upstream`,

@@ -153,6 +153,9 @@ export const configSchema = v.strictObject({
       333,
     ),
     idle_stop_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
+    // Extensions "Fallback sources and the slate" (docs/failover.md).
+    failback_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 120),
+    slate_max_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 3600),
   }),
   egress: section({
     default: v.optional(v.string(), "direct"),

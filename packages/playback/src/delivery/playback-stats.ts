@@ -9,6 +9,11 @@ export interface PlaybackStats {
   bytesOut: number;
   requests: number;
   errors: number;
+  /**
+   * Source failovers by reason (extensions "Fallback sources and the slate"), for
+   * `svc_failovers_total{reason}`; not part of the spec's `/v1/status` counters.
+   */
+  readonly failovers: Map<string, number>;
   snapshot(): { bytes_in: number; bytes_out: number; requests: number; errors: number };
 }
 
@@ -18,6 +23,7 @@ export function createPlaybackStats(): PlaybackStats {
     bytesOut: 0,
     requests: 0,
     errors: 0,
+    failovers: new Map(),
     snapshot() {
       return {
         bytes_in: this.bytesIn,

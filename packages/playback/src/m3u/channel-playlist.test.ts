@@ -54,6 +54,7 @@ function channel(i: number): Channel {
     max_viewers: null,
     engine: "auto",
     keys: {},
+    fallback_sources: [],
     revision: 1,
   };
 }

@@ -49,6 +49,7 @@ function channel(ingress: "hls" | "dash", extra: Partial<Channel> = {}): Channel
     max_viewers: null,
     engine: "auto",
     keys: {},
+    fallback_sources: [],
     revision: 1,
     ...extra,
   };

@@ -1,6 +1,9 @@
+import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { PackagerStart } from "../dash/native-packager.js";
 import type { ChannelPublication } from "../dash/publisher/channel-publication.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
+import type { SlateHeight } from "./failover/slate-clip.js";
+import type { SourceFailover } from "./failover/source-failover.js";
 import type { TsFanout } from "./ts/ts-fanout.js";
 import type { SegmentContinuity, TsProgramInfo, TsWindow } from "./ts/ts-window.js";
 
@@ -46,8 +49,20 @@ export interface PackagerContext {
   readonly generation: string;
   /** Segment numbering that goes on across the session's generations (TS engine). */
   readonly continuity?: SegmentContinuity;
+  /**
+   * A channel with `fallback_sources` (TS engine): which source to connect to, told of
+   * failures; `sourceUrl` and `headers` are then the primary's (docs/failover.md).
+   */
+  readonly failover?: SourceFailover;
+  /** With `failover`: the slate played while every source is down, and for how long. */
+  readonly slate?: {
+    readonly height: SlateHeight;
+    readonly maxMs: number;
+    readonly failbackMs: number;
+  };
   onError(message: string): void;
-  onFatal(message: string): void;
+  /** `cause`: how play requests answer while the session is failed (play-waits.ts). */
+  onFatal(message: string, cause?: StartFailureCause): void;
 }
 
 export type PackagerFactory = (ctx: PackagerContext) => Packager;

@@ -3,6 +3,10 @@ import { isSensitiveHeader } from "@svc/core/egress";
 import type { StartFailureCause } from "../dash/inspection/start-check.js";
 import type { PackagerCounters } from "../dash/scheduler/packager-counters.js";
 import { chooseEngine } from "./engine-choice.js";
+import type { ResolvedSource } from "./failover/channel-sources.js";
+import type { FailoverReason } from "./failover/failover-reason.js";
+import { slateHeightFor } from "./failover/slate-clip.js";
+import { SourceFailover } from "./failover/source-failover.js";
 import { createScrubber } from "./ffmpeg/secret-scrubber.js";
 import type { Packager, PackagerContext, SessionEngines } from "./packager.js";
 import { canTransition, restartBackoffMs, type SessionState } from "./session-states.js";
@@ -27,6 +31,22 @@ export interface SessionStatus {
   readonly generation: string | null;
   readonly restarts: number;
   readonly packager: (PackagerCounters & { readonly bytes_held: number }) | null;
+  /**
+   * Extensions "Fallback sources and the slate", on channels with `fallback_sources` only:
+   * the index of the source in use (0 = the primary) and the failovers so far.
+   */
+  readonly active_source?: number;
+  readonly failovers?: number;
+}
+
+/** What failover needs from the session manager (docs/failover.md). */
+export interface FailoverDeps {
+  /** The primary and fallback sources of a channel, in order. */
+  sources(channel: Channel): ResolvedSource[];
+  readonly failbackMs: number;
+  readonly slateMaxMs: number;
+  /** One failover, for `svc_failovers_total{reason}`. */
+  count(reason: FailoverReason): void;
 }
 
 /** Stall detection thresholds (defaults below; tests shorten them). */
@@ -49,6 +69,7 @@ export interface SessionDeps {
   sourceUrl(channel: Channel): string | undefined;
   headers(channel: Channel): Record<string, string>;
   log(event: string, fields: Record<string, unknown>): void;
+  readonly failover?: FailoverDeps;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -76,6 +97,8 @@ export class RuntimeSession {
   private scrub: ((text: string) => string) | undefined;
   /** TS channels: the media sequence goes on across this session's generations. */
   private readonly continuity = { nextMsn: 0, discontinuitySequence: 0 };
+  /** TS channels with `fallback_sources`: the active source, kept across generations. */
+  private readonly failover: SourceFailover | undefined;
 
   constructor(
     readonly channel: Channel,
@@ -86,6 +109,22 @@ export class RuntimeSession {
       channel.engine === "ffmpeg" && (channel.ingress === "dash" || channel.ingress === "ts")
         ? "ffmpeg"
         : "native";
+    const f = deps.failover;
+    if (
+      f !== undefined &&
+      this.engine === "native" &&
+      channel.ingress === "ts" &&
+      channel.fallback_sources.length > 0
+    ) {
+      const sources = f.sources(channel);
+      if (sources[0]?.index === 0 && sources.length > 1)
+        this.failover = new SourceFailover(sources, {
+          channelId: channel.id,
+          failbackMs: f.failbackMs,
+          log: deps.log,
+          count: f.count,
+        });
+    }
   }
 
   /** Read through a method: `await`s in between may have moved the state. */
@@ -115,7 +154,11 @@ export class RuntimeSession {
     // `last_error` is shown to every reader of /v1/status: URLs lose their userinfo and
     // query (signed source URLs carry tokens there), header secrets their values.
     this.scrub ??= createScrubber(
-      Object.entries(this.deps.headers(this.channel))
+      [
+        ...Object.entries(this.deps.headers(this.channel)),
+        // The fallback sources' secrets too (extensions "Fallback sources and the slate").
+        ...this.channel.fallback_sources.flatMap((f) => Object.entries(f.headers)),
+      ]
         .filter(([name]) => isSensitiveHeader(name))
         .map(([, value]) => value),
     );
@@ -182,11 +225,21 @@ export class RuntimeSession {
       headers: this.deps.headers(this.channel),
       generation,
       ...(this.channel.ingress === "ts" ? { continuity: this.continuity } : {}),
+      ...(this.failover === undefined || this.deps.failover === undefined
+        ? {}
+        : {
+            failover: this.failover,
+            slate: {
+              height: slateHeightFor(this.channel.prefer_height),
+              maxMs: this.deps.failover.slateMaxMs,
+              failbackMs: this.deps.failover.failbackMs,
+            },
+          }),
       onError: (m) => {
         if (mine()) this.error(m);
       },
-      onFatal: (m) => {
-        if (mine()) void this.restart(m);
+      onFatal: (m, cause) => {
+        if (mine()) void this.restart(m, cause);
       },
     };
   }
@@ -211,9 +264,10 @@ export class RuntimeSession {
   }
 
   /** The packager gave up: drop it and start a new generation after the backoff. */
-  private async restart(message: string): Promise<void> {
+  private async restart(message: string, cause?: StartFailureCause): Promise<void> {
     const old = this.packager;
     this.packager = undefined;
+    this.failureCause = cause ?? null;
     this.fail(message);
     await old?.stop();
   }
@@ -283,6 +337,9 @@ export class RuntimeSession {
       generation: p?.generation ?? null,
       restarts: this.restarts,
       packager: p ? { ...p.counters, bytes_held: p.bytesHeld(), ...p.statusExtra?.() } : null,
+      ...(this.failover === undefined
+        ? {}
+        : { active_source: this.failover.active, failovers: this.failover.failovers }),
     };
   }
 }

@@ -13,6 +13,8 @@ import { type KeyTable, keyTableFromHex } from "../cenc/kid.js";
 import { NativePackager } from "../dash/native-packager.js";
 import type { FragmentTransformFactory } from "../dash/segmenter/fragment-transform.js";
 import { channelRequestHeaders } from "../hls/upstream-headers.js";
+import { resolveChannelSources } from "./failover/channel-sources.js";
+import type { FailoverReason } from "./failover/failover-reason.js";
 import { type FfmpegEngineOptions, FfmpegPackager } from "./ffmpeg-packager.js";
 import type { PackagerFactory, SessionEngines } from "./packager.js";
 import {
@@ -49,6 +51,8 @@ export interface SessionManagerOptions {
    * Absent: the process packages every channel it is asked for (one instance).
    */
   readonly ownership?: SessionOwnership;
+  /** One source failover of a channel with `fallback_sources` (metrics; docs/failover.md). */
+  readonly onFailover?: (reason: FailoverReason) => void;
 }
 
 /** What the session manager asks of the packaging leases (cluster mode). */
@@ -162,6 +166,12 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     sourceUrl: (c: Channel) => resolveChannelSource(c, o.catalog),
     headers: channelRequestHeaders,
     log,
+    failover: {
+      sources: (c: Channel) => resolveChannelSources(c, o.catalog),
+      failbackMs: o.config.media.failback_sec * 1000,
+      slateMaxMs: o.config.media.slate_max_sec * 1000,
+      count: (reason: FailoverReason) => o.onFailover?.(reason),
+    },
   };
   let closed = false;
 

@@ -7,6 +7,9 @@ import {
 import { pause } from "../dash/scheduler/rendition-pump.js";
 import { PacketReader } from "../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
+import { type FailoverReason, reasonOfFetchFailure } from "./failover/failover-reason.js";
+import { failbackProbeEveryMs, runTsFailbackProbes } from "./failover/ts-failback-probe.js";
+import { TsSlate } from "./failover/ts-slate.js";
 import type { Packager, PackagerContext } from "./packager.js";
 import { TsFanout } from "./ts/ts-fanout.js";
 import { type TsProgramInfo, TsWindow } from "./ts/ts-window.js";
@@ -43,6 +46,8 @@ interface ConnectionEnd {
   readonly why: string;
   /** The first connection's failure: the source is not usable at all (start fails). */
   readonly locked: boolean;
+  /** Failover's label for it (docs/failover.md). */
+  readonly reason: FailoverReason;
 }
 
 /**
@@ -69,6 +74,7 @@ export class TsPackager implements Packager {
   private markReady!: () => void;
   private readonly stopper = new AbortController();
   private readonly cutter: SegmentCutter;
+  private readonly slate: TsSlate | undefined;
   private loop: Promise<void> | undefined;
   private readonly rate = { at: Date.now(), bytes: 0, bps: 0 };
   private verdict!: (r: { ok: true } | { ok: false; message: string }) => void;
@@ -92,6 +98,25 @@ export class TsPackager implements Packager {
     this.ready = new Promise((resolve) => {
       this.markReady = resolve;
     });
+    // failover (issue 35): the slate while every source is down, then 502 (play-waits).
+    this.slate =
+      o.failover && o.slate
+        ? new TsSlate({
+            height: o.slate.height,
+            maxMs: o.slate.maxMs,
+            publish: (seg) => this.publish(seg),
+            packets: (packets) => {
+              this.fanout.discontinuity();
+              this.fanout.push(packets);
+              this.fanout.discontinuity();
+            },
+            expired: () =>
+              this.o.onFatal(
+                `every source down for ${Math.round((o.slate?.maxMs ?? 0) / 1000)} s`,
+                "unplayable",
+              ),
+          })
+        : undefined;
     this.firstVerdict = new Promise((resolve) => {
       this.verdict = resolve;
     });
@@ -117,40 +142,87 @@ export class TsPackager implements Packager {
   private async run(): Promise<void> {
     let attempt = 0;
     let everLocked = false;
+    // failover (issue 35): failback probes while a fallback is active; the slate.
+    const failover = this.o.failover;
+    const probes =
+      failover && this.o.slate
+        ? runTsFailbackProbes({
+            egress: this.o.egress,
+            channelId: this.o.channelId,
+            failover,
+            everyMs: failbackProbeEveryMs(this.o.slate.failbackMs),
+            signal: this.stopper.signal,
+          })
+        : undefined;
     while (!this.stopper.signal.aborted) {
       const end = await this.connection();
-      if (this.stopper.signal.aborted) return;
+      if (this.stopper.signal.aborted) break;
       for (const seg of this.cutter.discontinuity()) this.publish(seg);
       this.fanout.discontinuity();
-      if (!everLocked && !end.locked) {
+      if (end.reason === "switched") continue;
+      if (end.locked) everLocked = true;
+      // failover (issue 35): the next source at once; every source down: the slate.
+      const allDown = failover?.fail(end.reason, end.why) ?? true;
+      if (!allDown) {
+        this.counters.retries += 1;
+        this.o.onError(`${end.why}; switching to source ${failover?.active}`);
+        continue;
+      }
+      if (!everLocked && !end.locked && this.slate === undefined) {
         this.verdict({ ok: false, message: end.why });
-        return;
+        break;
       }
       everLocked = true;
+      // failover (issue 35): the slate instead of failing, also before any source played.
+      if (this.slate !== undefined) {
+        this.verdict({ ok: true });
+        this.slate.start();
+      }
       attempt = end.locked ? 1 : attempt + 1;
       this.counters.retries += 1;
       this.o.onError(`${end.why}; reconnecting`);
       await pause(Math.min(MAX_BACKOFF_MS, 500 * 2 ** (attempt - 1)), this.stopper.signal);
     }
+    this.slate?.stop();
+    await probes;
   }
 
   /** One connection, from the request to its end. */
-  private async connection(): Promise<ConnectionEnd> {
+  private async connection(): Promise<ConnectionEnd | { reason: "switched" }> {
+    // failover (issue 35): the active source; a failback ends this connection.
+    const source = this.o.failover?.current();
+    const url = source?.url ?? this.o.sourceUrl;
+    const switcher = new AbortController();
+    const stopSwitch = this.o.failover?.onSwitch(() => switcher.abort());
+    const signal = AbortSignal.any([this.stopper.signal, switcher.signal]);
+    try {
+      const end = await this.connectionTo(url, source?.headers ?? this.o.headers, signal);
+      return switcher.signal.aborted && !this.stopper.signal.aborted ? { reason: "switched" } : end;
+    } finally {
+      stopSwitch?.();
+    }
+  }
+
+  private async connectionTo(
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<ConnectionEnd> {
     const r = await openUpstream(
       {
         egress: this.o.egress,
         channelId: this.o.channelId,
-        headers: this.o.headers,
-        credentialOrigin: originOf(this.o.sourceUrl),
-        signal: this.stopper.signal,
+        headers,
+        credentialOrigin: originOf(url),
+        signal,
       },
-      this.o.sourceUrl,
+      url,
       STREAM_DEADLINE_MS,
     );
     if (!r.ok) {
       this.counters.fetch_errors += 1;
-      const why = r.kind === "refused" ? describeRefusal(this.o.sourceUrl, r.message) : r.message;
-      return { why: `source: ${why}`, locked: false };
+      const why = r.kind === "refused" ? describeRefusal(url, r.message) : r.message;
+      return { why: `source: ${why}`, locked: false, reason: reasonOfFetchFailure(r.kind, why) };
     }
     const reader = new PacketReader();
     const stallMs = this.o.stallMs ?? DEFAULT_STALL_MS;
@@ -160,31 +232,57 @@ export class TsPackager implements Packager {
       stalled = true;
       r.body.destroy();
     }, stallMs);
+    const abort = () => r.body.destroy();
+    signal.addEventListener("abort", abort, { once: true });
+    // failover (issue 35): bytes without a video packet for `stallMs` fail the source too.
+    let lastVideoMs = Date.now();
     try {
       for await (const chunk of r.body as AsyncIterable<Buffer>) {
         timer.refresh();
         this.counters.bytes_in += chunk.length;
         const got = reader.push(chunk);
-        if (!got.ok) return { why: `source is not MPEG-TS: ${got.reason}`, locked };
+        if (!got.ok)
+          return { why: `source is not MPEG-TS: ${got.reason}`, locked, reason: "not_media" };
         if (got.packets.length > 0 && !locked) {
           locked = true;
           this.verdict({ ok: true });
+          this.slate?.stop();
+          this.o.failover?.delivering();
+        }
+        if (this.o.failover !== undefined) {
+          const now = Date.now();
+          const pid = this.cutter.videoPid;
+          if (
+            pid < 0 ||
+            got.packets.some((p) => ((((p[1] ?? 0) & 0x1f) << 8) | (p[2] ?? 0)) === pid)
+          )
+            lastVideoMs = now;
+          else if (now - lastVideoMs > stallMs)
+            return {
+              why: `source sent no video for ${stallMs / 1000} s`,
+              locked,
+              reason: "no_video",
+            };
         }
         for (const seg of this.cutter.push(got.packets)) this.publish(seg);
         // After the cutter: a viewer joining now finds these packets in its join point.
         this.fanout.push(got.packets);
       }
-      if (stalled) return { why: `source sent no bytes for ${stallMs / 1000} s`, locked };
+      if (stalled)
+        return { why: `source sent no bytes for ${stallMs / 1000} s`, locked, reason: "no_bytes" };
       const tail = reader.flush();
       for (const seg of this.cutter.push(tail)) this.publish(seg);
       this.fanout.push(tail);
       const refusal = reader.refusalAtEnd();
-      if (refusal !== undefined) return { why: `source is not MPEG-TS: ${refusal}`, locked };
-      return { why: "source ended the stream", locked };
+      if (refusal !== undefined)
+        return { why: `source is not MPEG-TS: ${refusal}`, locked, reason: "not_media" };
+      return { why: "source ended the stream", locked, reason: "dropped" };
     } catch {
-      if (stalled) return { why: `source sent no bytes for ${stallMs / 1000} s`, locked };
-      return { why: "source connection dropped", locked };
+      if (stalled)
+        return { why: `source sent no bytes for ${stallMs / 1000} s`, locked, reason: "no_bytes" };
+      return { why: "source connection dropped", locked, reason: "dropped" };
     } finally {
+      signal.removeEventListener("abort", abort);
       clearTimeout(timer);
       r.done();
       r.body.destroy();

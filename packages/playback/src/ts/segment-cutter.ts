@@ -94,6 +94,14 @@ export class SegmentCutter {
     };
   }
 
+  /**
+   * PID of the program's video stream, -1 before the PMT or without video (failover's
+   * "no video packets for 5 s" watch, docs/failover.md).
+   */
+  get videoPid(): number {
+    return this.videoCodec === undefined ? -1 : this.timingPid;
+  }
+
   /** RFC 6381 CODECS of the program, once the PMT and (with video) the SPS were seen. */
   get codecs(): string | undefined {
     return this.lastCodecs;

@@ -1,3 +1,5 @@
+import type { FallbackSource } from "@svc/core/catalog";
+import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { epoch } from "./epoch.js";
 
@@ -29,6 +31,10 @@ export const channels = pgTable(
       .notNull()
       .default("auto"),
     keys: jsonb("keys").$type<Record<string, string>>().notNull(),
+    fallbackSources: jsonb("fallback_sources")
+      .$type<FallbackSource[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     egressMode: text("egress_mode", { enum: ["auto", "direct", "profile"] })
       .notNull()
       .default("auto"),

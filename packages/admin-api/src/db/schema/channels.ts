@@ -1,3 +1,5 @@
+import type { FallbackSource } from "@svc/core/catalog";
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** The channel catalog (operator contract "Channel object") plus its egress binding. */
@@ -33,6 +35,11 @@ export const channels = sqliteTable(
       .default("auto"),
     /** JSON object `{KID hex: key hex}`. */
     keys: text("keys", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    /** JSON array of fallback sources (extensions "Fallback sources and the slate"). */
+    fallbackSources: text("fallback_sources", { mode: "json" })
+      .$type<FallbackSource[]>()
+      .notNull()
+      .default(sql`'[]'`),
     egressMode: text("egress_mode", { enum: ["auto", "direct", "profile"] })
       .notNull()
       .default("auto"),

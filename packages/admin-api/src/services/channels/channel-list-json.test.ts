@@ -37,6 +37,18 @@ function channel(i: number): StoredChannel {
       i % 11 === 0
         ? { "0123456789abcdef0123456789abcdef": "ffeeddccbbaa99887766554433221100" }
         : {},
+    fallback_sources:
+      i % 15 === 0
+        ? [
+            {
+              source_url: `http://127.0.0.1:9/backup/${i}.m3u8`,
+              upstream: "",
+              path: "",
+              headers: { Cookie: `c${i}`, "X-Plain": "p" },
+              user_agent: "",
+            },
+          ]
+        : [],
     revision: 1 + (i % 4),
     egress_mode: "auto",
     egress_profile_id: null,
@@ -55,6 +67,19 @@ function referenceAdminEntry(c: StoredChannel, base: string) {
     max_viewers: c.max_viewers,
     engine: c.engine,
     keys: Object.fromEntries(Object.keys(c.keys).map((kid) => [kid, ""])),
+    ...(c.fallback_sources.length === 0
+      ? {}
+      : {
+          fallback_sources: c.fallback_sources.map((f) => ({
+            source_url: f.source_url,
+            upstream: f.upstream,
+            path: f.path,
+            headers: Object.fromEntries(
+              Object.entries(f.headers).map(([k, v]) => [k, isSensitiveHeader(k) ? "" : v]),
+            ),
+            user_agent: f.user_agent,
+          })),
+        }),
     updated_at: isoSeconds(new Date(c.updated_at)),
   };
 }

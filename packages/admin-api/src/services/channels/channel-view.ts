@@ -1,5 +1,5 @@
 import { isoSeconds } from "@svc/core/auth";
-import type { Channel } from "@svc/core/catalog";
+import type { Channel, FallbackSource } from "@svc/core/catalog";
 import { isSensitiveHeader } from "@svc/core/egress";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 
@@ -86,8 +86,23 @@ export function renderAdminChannel(c: StoredChannel, base: string) {
     max_viewers: c.max_viewers,
     engine: c.engine,
     keys: Object.fromEntries(Object.keys(c.keys).map((kid) => [kid, ""])),
+    // Extensions "Fallback sources and the slate": shown when there are any, so the spec's
+    // channel object keeps its exact shape otherwise; secrets blanked as the primary's.
+    ...(c.fallback_sources.length === 0
+      ? {}
+      : { fallback_sources: c.fallback_sources.map(renderFallbackSource) }),
     updated_at: isoSeconds(new Date(c.updated_at)),
   });
+}
+
+function renderFallbackSource(f: FallbackSource) {
+  return {
+    source_url: f.source_url,
+    upstream: f.upstream,
+    path: f.path,
+    headers: blankSensitiveHeaders(f.headers),
+    user_agent: f.user_agent,
+  };
 }
 
 export function renderEgressBinding(c: StoredChannel) {

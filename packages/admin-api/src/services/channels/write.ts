@@ -1,5 +1,5 @@
-import { resolveChannelSource } from "@svc/core/catalog";
-import { checkChannelSource } from "@svc/core/config";
+import { type ChannelCatalog, type FallbackSource, resolveChannelSource } from "@svc/core/catalog";
+import { checkChannelSource, checkFallbackSources } from "@svc/core/config";
 import { carrySecrets, DIRECT, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
@@ -105,6 +105,16 @@ function buildChannel(
   if (body.upstream !== "" && store.upstream(body.upstream) === undefined) {
     throw new GatewayError("invalid_request", `upstream: unknown upstream "${body.upstream}"`);
   }
+  const fallback = checkFallbackSources(body.fallback_sources);
+  if (fallback !== undefined)
+    throw new GatewayError("invalid_request", `${fallback.path}: ${fallback.message}`);
+  body.fallback_sources.forEach((f, i) => {
+    if (f.upstream !== "" && store.upstream(f.upstream) === undefined)
+      throw new GatewayError(
+        "invalid_request",
+        `fallback_sources[${i}].upstream: unknown upstream "${f.upstream}"`,
+      );
+  });
   const { egress: _egress, ...fields } = body;
   const { newProfile, ...binding } = resolveEgress(deps, body, previous);
   // Spec "Channel": a blank value keeps the stored one, but a secret only while the source
@@ -116,16 +126,52 @@ function buildChannel(
     written: { headers: body.headers, keys: body.keys },
     mode: "replace",
   });
+  const fallbacks = carryFallbackSecrets(
+    store,
+    previous?.fallback_sources ?? [],
+    body.fallback_sources,
+  );
   const channel: StoredChannel = {
     ...fields,
     headers: secrets.headers,
     keys: secrets.keys,
+    fallback_sources: fallbacks.sources,
     ...binding,
     revision: previous === undefined ? 1 : previous.revision + 1,
     updated_at: Date.now(),
   };
-  const built = { channel, droppedSecrets: secrets.dropped };
+  const built = { channel, droppedSecrets: [...secrets.dropped, ...fallbacks.dropped] };
   return newProfile === undefined ? built : { ...built, newProfile };
+}
+
+/**
+ * The same rule for each fallback source, matched by position: a blank sensitive header
+ * keeps the value stored for the source at that index only while that source stays on its
+ * origin (issue 30 item 2; extensions "Fallback sources and the slate").
+ */
+function carryFallbackSecrets(
+  catalog: Pick<ChannelCatalog, "upstream">,
+  stored: readonly FallbackSource[],
+  written: readonly FallbackSource[],
+): { sources: FallbackSource[]; dropped: string[] } {
+  const dropped: string[] = [];
+  const sources = written.map((w, i) => {
+    const was = stored[i];
+    const carried = carrySecrets({
+      from: was === undefined ? undefined : sourceOrigin(resolveSource(was, catalog)),
+      to: sourceOrigin(resolveSource(w, catalog)),
+      stored: { headers: was?.headers ?? {}, keys: {} },
+      written: { headers: w.headers, keys: {} },
+      mode: "replace",
+    });
+    for (const d of carried.dropped) dropped.push(`fallback_sources[${i}].${d}`);
+    return { ...w, headers: carried.headers };
+  });
+  return { sources, dropped };
+}
+
+function resolveSource(s: FallbackSource, catalog: Pick<ChannelCatalog, "upstream">) {
+  return resolveChannelSource(s, { get: () => undefined, list: () => [], ...catalog });
 }
 
 /** Commits the inline profile (a new egress revision) and then the channel. */

@@ -219,6 +219,7 @@ function created(id: string, f: ImportedFields, sortOrder: number, now: number):
     max_viewers: null,
     engine: "auto",
     keys: f.keys,
+    fallback_sources: [],
     revision: 1,
     egress_mode: "auto",
     egress_profile_id: null,

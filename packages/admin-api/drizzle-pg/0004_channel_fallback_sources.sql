@@ -1,0 +1,1 @@
+ALTER TABLE "channels" ADD COLUMN "fallback_sources" jsonb DEFAULT '[]'::jsonb NOT NULL;

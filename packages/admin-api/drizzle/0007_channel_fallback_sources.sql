@@ -1,0 +1,1 @@
+ALTER TABLE `channels` ADD `fallback_sources` text DEFAULT '[]' NOT NULL;
