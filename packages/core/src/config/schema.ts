@@ -226,6 +226,8 @@ export const configSchema = v.strictObject({
   // switches are accepted; an unknown one is a config problem, never silently ignored.
   extensions: section({
     ts_output: v.optional(v.boolean(), false),
+    // Full build: scheduled M3U provider playlists (docs/m3u-sources.md).
+    m3u_sources: v.optional(v.boolean(), false),
   }),
   upstreams: v.optional(
     v.array(

@@ -87,6 +87,8 @@ export function renderAdminChannel(c: StoredChannel, base: string) {
     engine: c.engine,
     keys: Object.fromEntries(Object.keys(c.keys).map((kid) => [kid, ""])),
     updated_at: isoSeconds(new Date(c.updated_at)),
+    // Extension "M3U provider sources": present only on a channel a source owns.
+    ...(c.m3u_source ? { m3u_source: c.m3u_source } : {}),
   });
 }
 
