@@ -126,7 +126,8 @@ export function* syncSteps(
       continue;
     }
     const before = syncedOf(c);
-    if (c.disabled && before.disabled) continue;
+    // Disabled as vanished already (whatever the operator did since), or by the operator.
+    if (before.disabled || c.disabled) continue;
     put.push({
       ...c,
       disabled: true,
