@@ -31,15 +31,21 @@ export interface SyncSource {
 /** The operator-editable fields a sync tells apart (docs/m3u-sources.md "Operator edits"). */
 const KEPT = ["title", "group", "epg_id", "epg_name", "sort_order", "disabled"] as const;
 
-const syncedOf = (c: StoredChannel): M3uSynced =>
-  c.m3u_synced ?? {
-    title: c.title,
-    group: c.group,
-    epg_id: c.epg_id,
-    epg_name: c.epg_name,
-    sort_order: c.sort_order,
-    disabled: c.disabled,
+/**
+ * What the last sync wrote (a channel never synced: its own values), always in this key
+ * order: PostgreSQL's `jsonb` hands objects back with their keys reordered.
+ */
+function syncedOf(c: StoredChannel): M3uSynced {
+  const s = c.m3u_synced ?? c;
+  return {
+    title: s.title,
+    group: s.group,
+    epg_id: s.epg_id,
+    epg_name: s.epg_name,
+    sort_order: s.sort_order,
+    disabled: s.disabled,
   };
+}
 
 /**
  * Plans the sync of a provider playlist onto the channels `source` owns, with the M3U import's
@@ -105,7 +111,7 @@ export function* syncSteps(
     if (existing !== undefined) {
       matched.add(existing.id);
       const next = synced(existing, f, store, now, source.id);
-      if (sameChannel(existing, next)) counts.skipped++;
+      if (sameChannel({ ...existing, m3u_synced: syncedOf(existing) }, next)) counts.skipped++;
       else {
         put.push(next);
         counts.updated++;
