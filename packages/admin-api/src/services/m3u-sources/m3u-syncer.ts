@@ -68,7 +68,9 @@ export function createM3uSyncer(deps: M3uSyncerDeps) {
         ),
       );
     } catch (err) {
-      if (err instanceof GatewayError) return `not an M3U playlist: ${err.message}`;
+      if (err instanceof GatewayError)
+        // The import's message names its body field (`content: …`); here there is none.
+        return `not an M3U playlist: ${err.message.replace(/^content: /, "")}`;
       throw err;
     }
   }
