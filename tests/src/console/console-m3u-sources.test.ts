@@ -6,7 +6,14 @@ import { after, before, describe, it } from "node:test";
 import type { BrowserContext } from "playwright-core";
 import { type FullGateway, startFull } from "../full/full-fixture.js";
 import { requestJson } from "../harness/http-client.js";
-import { CHROMIUM, launchChromium, signIn, watchPage } from "./console-fixture.js";
+import {
+  CHROMIUM,
+  launchChromium,
+  scrollsSideways,
+  seriousAxeViolations,
+  signIn,
+  watchPage,
+} from "./console-fixture.js";
 
 /** The "M3U sources" screen (extension `m3u_sources`) against a loopback provider list. */
 describe("console: M3U sources screen", {
@@ -45,7 +52,7 @@ describe("console: M3U sources screen", {
     await new Promise<void>((resolve) => origin.close(() => resolve()));
   });
 
-  it("adds a source, refreshes it now and shows the last result", async () => {
+  it("adds a source, refreshes it now and shows the last result, accessibly at both widths", async () => {
     const page = await browser.newPage();
     const problems = await watchPage(page);
     await signIn(page, full.base);
@@ -58,13 +65,19 @@ describe("console: M3U sources screen", {
     await page.getByLabel("Refresh on schedule").uncheck();
     await page.getByRole("button", { name: "Save source" }).click();
     await page.getByText("M3U source screen saved.").waitFor();
-    await page.getByRole("button", { name: "Refresh screen now" }).click();
+    await page.getByRole("button", { name: "Refresh now screen" }).click();
     await page.getByText("screen refreshed.").waitFor();
     await page.getByText("+2 created, 0 updated, 0 gone, 0 skipped").waitFor();
     const channels = (await requestJson(`${full.base}/v1/admin/channels`, { token: full.admin }))
       .body.channels;
     const owned = channels.filter((c: any) => c.m3u_source === "screen").map((c: any) => c.title);
     assert.deepEqual(owned.sort(), ["Screen One", "Screen Two"]);
+    // As every screen (console-browser.test.ts): no serious axe violation, no sideways scroll.
+    assert.deepEqual(await seriousAxeViolations(page), []);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      assert.equal(await scrollsSideways(page), false, `scrolls sideways at ${width}px`);
+    }
     assert.deepEqual(problems.csp, []);
     assert.deepEqual(problems.errors, []);
     await page.close();

@@ -69,7 +69,7 @@ export function M3uSourcesScreen() {
           <button
             type="button"
             class="btn btn-small"
-            aria-label={`Refresh ${s.id} now`}
+            aria-label={`Refresh now ${s.id}`}
             disabled={action.busy}
             onClick={() =>
               action.run(
