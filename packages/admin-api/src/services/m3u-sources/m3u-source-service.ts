@@ -141,6 +141,8 @@ export function createM3uSourceService(deps: M3uSourceServiceDeps) {
       listUrl(row);
       if (!(await repo.save(row, undefined)))
         throw new GatewayError("conflict", `m3u source ${body.id} already exists`);
+      // A new source starts without the status (and validators) of an earlier one of its id.
+      await repo.forgetStatus(row.id);
       return row;
     },
     async update(id: string, ifMatch: string | undefined, body: M3uSourceUpdateBody) {

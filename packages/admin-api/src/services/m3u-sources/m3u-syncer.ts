@@ -127,6 +127,8 @@ export function createM3uSyncer(deps: M3uSyncerDeps) {
       return { ok: false, error: "internal error" };
     });
     if (shutdown.signal.aborted && !result.ok) return;
+    // Deleted meanwhile: no status is left behind for a later source of the same id.
+    if ((await repo.get(row.id)) === undefined) return;
     await repo.finish(row.id, at, result);
     log.info(
       {

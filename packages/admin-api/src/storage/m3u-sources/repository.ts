@@ -49,6 +49,8 @@ export interface M3uSourceRepository {
   finish(id: string, attempt: number, result: M3uSyncResult): Promise<void>;
   /** Forgets the download validators (the URL changed). */
   clearValidators(id: string): Promise<void>;
+  /** Deletes a status row left by a sync that outlived its source (before a create). */
+  forgetStatus(id: string): Promise<void>;
 }
 
 export function m3uSourceRepository(d: Dialect): M3uSourceRepository {
@@ -122,6 +124,9 @@ export function m3uSourceRepository(d: Dialect): M3uSourceRepository {
           .values({ sourceId: id, lastAttempt: attempt, ...set })
           .onConflictDoUpdate({ target: status.sourceId, set }),
       );
+    },
+    async forgetStatus(id) {
+      await d.transaction((tx) => tx.delete(status).where(eq(status.sourceId, id)));
     },
     async clearValidators(id) {
       await d.transaction((tx) =>
