@@ -140,6 +140,10 @@ describe("full: M3U provider sources (extensions.m3u_sources)", () => {
     f = await startFull({
       security: { allowed_hosts: ["127.0.0.1"] },
       extensions: { m3u_sources: true },
+      upstreams: [
+        { id: "origin", base_url: "http://127.0.0.1:9/" },
+        { id: "lists", base_url: `${new URL(origin.url).origin}/provider/` },
+      ],
     });
   });
   after(async () => {
@@ -393,6 +397,23 @@ describe("full: M3U provider sources (extensions.m3u_sources)", () => {
     assert.ok(ids.includes("news.one") && ids.includes("sport.one"));
     assert.ok(list.body.channels.every((c: any) => c.m3u_source === undefined));
     assert.deepEqual((await get("/v1/admin/m3u-sources/status")).body, { statuses: [] });
+  });
+
+  it("a URL given as a path under a config upstream is fetched from the upstream's base URL", async () => {
+    origin.list = SECOND;
+    const c = await post("/v1/admin/m3u-sources", {
+      id: "via-upstream",
+      url: "list.m3u",
+      upstream: "lists",
+      enabled: false,
+    });
+    assert.equal(c.status, 201, c.text);
+    assert.equal(c.body.source.upstream, "lists");
+    assert.equal(c.body.source.url, "list.m3u");
+    const r = await refresh("via-upstream");
+    assert.equal(r.body.ok, true, r.text);
+    assert.equal(r.body.status.created, 3);
+    assert.equal(Object.keys(await owned("via-upstream")).length, 3);
   });
 });
 
