@@ -186,6 +186,29 @@ describe("M3U source sync plan", () => {
     assert.ok(store.get("a-2") && store.get("Gamma") && store.get("a"));
   });
 
+  it("entries of one title with different tvg-ids are never taken for each other", async () => {
+    const other = source({ id: "prov2" });
+    const first = await sync(
+      list(
+        entry('tvg-id="s1" group-title="G"', "Same", "s1a.m3u8"),
+        entry('tvg-id="s2" group-title="G"', "Same", "s2a.m3u8"),
+      ),
+      other,
+    );
+    assert.deepEqual(counts(first), [2, 0, 0, 0]);
+    const next = await sync(
+      list(
+        entry('tvg-id="s3" group-title="G"', "Same", "s3.m3u8"),
+        entry('tvg-id="s1" group-title="G"', "Same", "s1b.m3u8"),
+      ),
+      other,
+    );
+    assert.deepEqual(counts(next), [1, 1, 1, 0]);
+    assert.equal(store.get("s1")?.source_url, url("s1b.m3u8"));
+    assert.equal(store.get("s2")?.disabled, true);
+    assert.equal(store.get("s3")?.m3u_source, "prov2");
+  });
+
   it("a list that is not M3U throws (the syncer reports it and writes nothing)", () => {
     assert.throws(() => runToEnd(syncSteps(["<html></html>"], source(), store)), /EXTM3U/);
   });

@@ -50,8 +50,8 @@ function syncedOf(c: StoredChannel): M3uSynced {
 /**
  * Plans the sync of a provider playlist onto the channels `source` owns, with the M3U import's
  * parser and entry reading (docs/m3u.md): an entry is matched with an owned channel by source
- * URL, else by `tvg-id`, else by the title the last sync wrote (a provider rotating its URLs or
- * renaming a channel keeps the channel); a matched channel takes the entry's fields except those
+ * URL, else by `tvg-id`, else by the title the last sync wrote when the entry or the channel has
+ * no `tvg-id` (a provider rotating its URLs or renaming a channel keeps the channel); a matched channel takes the entry's fields except those
  * an operator edited since the last sync; an entry without a match creates a channel owned by
  * the source; an owned channel without an entry is disabled (deleted with `remove_missing`).
  * A source adopts no channel it did not create. Nothing is written here.
@@ -104,10 +104,15 @@ export function* syncSteps(
     }
     seenUrls.add(f.source_url);
     listed++;
+    // By title only where a `tvg-id` cannot tell them apart: two entries of one title with
+    // different ids (one name in several groups) are never taken for each other.
+    const named = free(byTitle.get(f.title));
     const existing =
       free(byUrl.get(f.source_url)) ??
       (f.epg_id === "" ? undefined : free(byEpgId.get(f.epg_id))) ??
-      free(byTitle.get(f.title));
+      (named !== undefined && (f.epg_id === "" || syncedOf(named).epg_id === "")
+        ? named
+        : undefined);
     if (existing !== undefined) {
       matched.add(existing.id);
       const next = synced(existing, f, store, now, source.id);
