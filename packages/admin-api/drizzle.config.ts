@@ -14,6 +14,8 @@ export default defineConfig({
     "./src/db/schema/guide-programmes.ts",
     "./src/db/schema/guide-source-status.ts",
     "./src/db/schema/guide-sources.ts",
+    "./src/db/schema/m3u-source-status.ts",
+    "./src/db/schema/m3u-sources.ts",
     "./src/db/schema/playback-access-log.ts",
     "./src/db/schema/playback-keys.ts",
     "./src/db/schema/settings.ts",

@@ -202,6 +202,7 @@ export async function composeFull(
     facts: async () => ({ stateDatabase: state.storage.location, ...(await playback.facts()) }),
     started: (urls) => {
       state.startGuide();
+      state.startM3uSources();
       // Cluster mode: the boot sequence resolved its own already; an embedder's is resolved here.
       if (clustered && advertised === undefined && urls[0] !== undefined) self.resolve(urls[0]);
       playback.start();
@@ -224,6 +225,7 @@ export async function composeFull(
     shutdown: async () => {
       await discovery?.then((d) => d.close()).catch(() => undefined);
       await state.stopGuide();
+      await state.stopM3uSources();
       await playback.close();
       await egress.close();
     },

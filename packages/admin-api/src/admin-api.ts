@@ -31,6 +31,7 @@ import { importConfigChannels } from "./services/channels/import-config.js";
 import { createMissCatchUp } from "./services/credential-catch-up.js";
 import { createEgressStore } from "./services/egress/egress-store.js";
 import { createGuideService } from "./services/guide/guide-service.js";
+import { createM3uSourceService } from "./services/m3u-sources/m3u-source-service.js";
 import { createAccessLog } from "./services/playback-keys/access-log.js";
 import { createPlaybackKeyStore } from "./services/playback-keys/key-store.js";
 import { createSettingsStore } from "./services/settings/settings-store.js";
@@ -101,6 +102,10 @@ export interface AdminState {
   startGuide(): void;
   /** Stops the guide's schedule and aborts a refresh in progress; before {@link close}. */
   stopGuide(): Promise<void>;
+  /** Starts the M3U provider sources' schedule (extension `m3u_sources`; no-op when off). */
+  startM3uSources(): void;
+  /** Stops that schedule and waits for a sync in progress; before {@link close}. */
+  stopM3uSources(): Promise<void>;
   /** The open state database (SQLite file or PostgreSQL). */
   readonly storage: Storage;
   /**
@@ -170,6 +175,14 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     userAgent: options.defaultUserAgent,
     log,
   });
+  const m3uSources = createM3uSourceService({
+    config,
+    repository: repos.m3uSources,
+    channels,
+    egress: options.egress,
+    userAgent: options.defaultUserAgent,
+    log,
+  });
   const metrics = config.observe.enabled
     ? createGatewayMetrics({
         playback: playbackStats,
@@ -218,6 +231,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     egressConfig,
     guideActive: () => guide.active(),
     guide,
+    m3uSources,
   };
   // `access_log_retention_days` bounds both logs (docs/admin-api.md "Retention").
   const purge = async () => {
@@ -239,6 +253,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
       guide.start().catch((err: unknown) => log.error({ err }, "guide schedule failed to start"));
     },
     stopGuide: () => guide.close(),
+    startM3uSources: () => {
+      if (config.extensions.m3u_sources) m3uSources.start();
+    },
+    stopM3uSources: () => m3uSources.close(),
     storage,
     viewerSeats:
       storage.kind === "postgres"

@@ -6,12 +6,17 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildOpenApiDocument } from "@svc/admin-api/openapi";
+import { buildOpenApiDocument, fullBuildRoutes } from "@svc/admin-api/openapi";
 import openapiTS, { astToString } from "openapi-typescript";
 
 const out = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "api", "generated");
 // The version only labels the document; the console needs its paths and schemas.
-const doc = buildOpenApiDocument({ version: "console-build" });
+// Every extension's routes are in it: the console has screens for them (a screen of an
+// extension switched off reads its 404 and says so).
+const doc = buildOpenApiDocument(
+  { version: "console-build" },
+  fullBuildRoutes({ ts_output: true, m3u_sources: true }),
+);
 // The console reads operations by path and method, never by operationId; the
 // generator refuses a document whose ids repeat (today `GET /admin` and
 // `GET /admin/*` are both `getAdmin`), so the copy it gets goes without them.

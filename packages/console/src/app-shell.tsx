@@ -8,6 +8,7 @@ import { GuideScreen } from "./screens/guide/guide-screen.js";
 import { PlaybackKeysScreen } from "./screens/keys/playback-keys-screen.js";
 import { LogsScreen } from "./screens/logs/logs-screen.js";
 import { M3uScreen } from "./screens/m3u/m3u-screen.js";
+import { M3uSourcesScreen } from "./screens/m3u-sources/m3u-sources-screen.js";
 import { SettingsScreen } from "./screens/settings/settings-screen.js";
 import { ApiTokensScreen } from "./screens/tokens/api-tokens-screen.js";
 
@@ -17,6 +18,7 @@ const NAV: { screen: Screen; label: string }[] = [
   { screen: "guide", label: "Guide" },
   { screen: "egress", label: "Egress" },
   { screen: "m3u", label: "M3U" },
+  { screen: "m3u-sources", label: "M3U sources" },
   { screen: "keys", label: "Playback keys" },
   { screen: "tokens", label: "API tokens" },
   { screen: "logs", label: "Logs" },
@@ -64,6 +66,7 @@ export function AppShell(p: {
         {screen === "guide" && <GuideScreen />}
         {screen === "egress" && <EgressScreen />}
         {screen === "m3u" && <M3uScreen />}
+        {screen === "m3u-sources" && <M3uSourcesScreen />}
         {screen === "keys" && <PlaybackKeysScreen />}
         {screen === "tokens" && <ApiTokensScreen />}
         {screen === "logs" && <LogsScreen />}

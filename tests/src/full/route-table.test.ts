@@ -6,6 +6,7 @@ import { stringify } from "yaml";
 import { tempDir } from "../harness/gateway-process.js";
 import {
   HDHOMERUN_ROUTES,
+  M3U_SOURCE_ROUTES,
   SPEC_ROUTES,
   type SpecRoute,
   TS_OUTPUT_ROUTES,
@@ -305,5 +306,37 @@ describe("route table", async () => {
     } finally {
       await gw.close();
     }
+  });
+
+  it("extensions.m3u_sources adds the seven M3U source routes to the full build's table, registry and OpenAPI document", async () => {
+    const off = buildOpenApiDocument({ version: "t" }) as { paths: Record<string, object> };
+    assert.equal(off.paths["/v1/admin/m3u-sources"], undefined);
+    const gw = await composed("full", { m3u_sources: true });
+    try {
+      const on = [...spec, ...M3U_SOURCE_ROUTES];
+      const got = registered(gw.app, normalizeRoutePath);
+      assert.deepEqual(
+        [...got].sort(),
+        [...new Set(on.map((r) => `${r.method} ${r.path}`))].sort(),
+      );
+      const table = derived(gw.app);
+      assert.equal(table.length, 76);
+      assert.equal(table.filter((r) => r.access.scope !== null).length, 50);
+      assert.deepEqual(sorted(table), sorted(on));
+      const added = table.filter((r) => r.extension !== undefined).map(lineOf);
+      assert.deepEqual(added.sort(), sorted(M3U_SOURCE_ROUTES));
+      const doc = buildOpenApiDocument({ version: "t" }, table) as {
+        paths: Record<string, Record<string, object>>;
+      };
+      assert.ok(doc.paths["/v1/admin/m3u-sources"]?.get);
+      assert.ok(doc.paths["/v1/admin/m3u-sources/{id}"]?.put);
+      assert.ok(doc.paths["/v1/admin/m3u-sources/{id}/refresh"]?.post);
+    } finally {
+      await gw.close();
+    }
+    // The lite build has no admin API: the switch adds nothing there.
+    const lite = await composed("lite", { m3u_sources: true });
+    await lite.close();
+    assert.deepEqual(sorted(derived(lite.app)), sorted(spec.filter((r) => r.lite)));
   });
 });

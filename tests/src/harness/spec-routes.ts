@@ -145,3 +145,17 @@ export const XTREAM_ROUTES: readonly SpecRoute[] = [
   row("GET", "/live/{username}/{password}/play/{id}/u/{upstream}", "xtream", null),
   row("POST", "/v1/admin/access-tokens/{id}/xtream-password", "admin", "write"),
 ];
+
+/**
+ * Extensions "M3U provider sources" (`extensions.m3u_sources`, full build): scopes as for
+ * guide sources (read, write, delete, refresh).
+ */
+export const M3U_SOURCE_ROUTES: readonly SpecRoute[] = [
+  row("GET", "/v1/admin/m3u-sources", "admin", "read"),
+  row("POST", "/v1/admin/m3u-sources", "admin", "write"),
+  row("GET", "/v1/admin/m3u-sources/status", "admin", "read"),
+  row("GET", "/v1/admin/m3u-sources/{id}", "admin", "read"),
+  row("PUT", "/v1/admin/m3u-sources/{id}", "admin", "write"),
+  row("DELETE", "/v1/admin/m3u-sources/{id}", "admin", "delete"),
+  row("POST", "/v1/admin/m3u-sources/{id}/refresh", "admin", "refresh"),
+];

@@ -11,6 +11,7 @@ import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.j
 import type { ChannelStore } from "../services/channels/channel-store.js";
 import type { EgressStore } from "../services/egress/egress-store.js";
 import type { GuideService } from "../services/guide/guide-service.js";
+import type { M3uSourceService } from "../services/m3u-sources/m3u-source-service.js";
 import type { AccessLog } from "../services/playback-keys/access-log.js";
 import type { PlaybackKeyStore } from "../services/playback-keys/key-store.js";
 import type { SettingsStore } from "../services/settings/settings-store.js";
@@ -87,6 +88,8 @@ export interface AdminContext {
   readonly guideActive: () => boolean;
   /** Guide sources, refresh, matching, epg.xml and logos. */
   readonly guide: GuideService;
+  /** M3U provider sources and their syncs (extension `m3u_sources`). */
+  readonly m3uSources: M3uSourceService;
   /** The storage's change feed: writes catch up on other instances' writes first. */
   readonly feed: ChangeFeed;
   /**

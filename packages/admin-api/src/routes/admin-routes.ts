@@ -8,6 +8,7 @@ import { createEgressRoutes, egressRoutes } from "./egress.js";
 import { createGuidePublicRoutes, guidePublicRoutes } from "./guide-public.js";
 import { createGuideSourceRoutes, guideSourceRoutes } from "./guide-sources.js";
 import { createM3uRoutes, m3uRoutes } from "./m3u.js";
+import { createM3uSourceRoutes, m3uSourceRoutes } from "./m3u-sources.js";
 import { createMeRoutes, meRoutes } from "./me.js";
 import { createPlaybackKeyRoutes, playbackKeyRoutes } from "./playback-keys.js";
 import { createProbeRoutes, probeRoutes } from "./probes.js";
@@ -39,4 +40,5 @@ export const ADMIN_ROUTE_FAMILIES: readonly AdminRouteFamily[] = [
   { routes: m3uRoutes, create: createM3uRoutes },
   { routes: guideSourceRoutes, create: createGuideSourceRoutes },
   { routes: guidePublicRoutes, create: createGuidePublicRoutes },
+  { routes: m3uSourceRoutes, create: createM3uSourceRoutes },
 ];

@@ -12,6 +12,7 @@ import {
 import { dialectOf } from "./dialect/dialect.js";
 import { createGuideRepository } from "./guide/guide-repository.js";
 import type { GuideRepository } from "./guide/repository.js";
+import { type M3uSourceRepository, m3uSourceRepository } from "./m3u-sources/repository.js";
 import {
   type EgressRepository,
   egressRepository,
@@ -46,6 +47,8 @@ export interface Repositories {
   readonly egress: EgressRepository;
   /** Guide sources, refresh states, guide channels and programme generations. */
   readonly guide: GuideRepository;
+  /** M3U provider sources and their sync states (extension `m3u_sources`). */
+  readonly m3uSources: M3uSourceRepository;
 }
 
 /** Builds the repositories over the open storage. */
@@ -61,5 +64,6 @@ export function createRepositories(storage: Storage): Repositories {
     settings: settingsRepository(d),
     egress: egressRepository(d),
     guide: createGuideRepository(d),
+    m3uSources: m3uSourceRepository(d),
   };
 }

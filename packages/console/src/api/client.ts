@@ -20,6 +20,9 @@ import type {
   IssuedApiToken,
   IssuedPlaybackKey,
   LoginAnswer,
+  M3uSource,
+  M3uSourceStatus,
+  M3uSourceWrite,
   Me,
   PlaybackKey,
   ProbeAnswer,
@@ -160,6 +163,20 @@ export const api = {
     matches: (): Promise<{ matches: GuideMatch[] }> => request("get", "/v1/admin/epg/matches"),
     refresh: (): Promise<{ ok: boolean; statuses: GuideStatus[] }> =>
       request("post", "/v1/admin/epg/refresh"),
+  },
+
+  m3uSources: {
+    list: (): Promise<{ sources: M3uSource[] }> => request("get", "/v1/admin/m3u-sources"),
+    statuses: (): Promise<{ statuses: M3uSourceStatus[] }> =>
+      request("get", "/v1/admin/m3u-sources/status"),
+    create: (body: M3uSourceWrite & { id: string; url: string }): Promise<{ source: M3uSource }> =>
+      request("post", "/v1/admin/m3u-sources", { body }),
+    update: (id: string, revision: number, body: M3uSourceWrite): Promise<{ source: M3uSource }> =>
+      request("put", "/v1/admin/m3u-sources/{id}", { path: { id }, body, ifMatch: revision }),
+    remove: (id: string, revision: number): Promise<{ ok: boolean }> =>
+      request("delete", "/v1/admin/m3u-sources/{id}", { path: { id }, ifMatch: revision }),
+    refresh: (id: string): Promise<{ ok: boolean; status: M3uSourceStatus }> =>
+      request("post", "/v1/admin/m3u-sources/{id}/refresh", { path: { id } }),
   },
 
   egress: {

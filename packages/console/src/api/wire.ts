@@ -249,6 +249,33 @@ export interface GuideStatus {
   metadata?: unknown;
 }
 
+/** Extension "M3U provider sources" (docs/m3u-sources.md). */
+export interface M3uSource {
+  id: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+  refresh_interval_min: number;
+  upstream: string;
+  group_filter: string[];
+  remove_missing: boolean;
+  revision: number;
+  updated_at: string;
+}
+
+export type M3uSourceWrite = Partial<Omit<M3uSource, "revision" | "updated_at">>;
+
+export interface M3uSourceStatus {
+  source_id: string;
+  last_attempt: string | null;
+  last_success: string | null;
+  error: string | null;
+  created: number;
+  updated: number;
+  disabled: number;
+  skipped: number;
+}
+
 /** Why a guide channel was matched or offered (docs/guide.md "Matching"). */
 export type GuideMatchReason = "exact_id" | "exact_name" | "lcn" | "id_name" | "fuzzy";
 

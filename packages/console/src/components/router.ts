@@ -7,6 +7,7 @@ export const SCREENS = [
   "guide",
   "egress",
   "m3u",
+  "m3u-sources",
   "keys",
   "tokens",
   "logs",

@@ -255,6 +255,8 @@ export const configSchema = v.strictObject({
     xtream: v.optional(v.strictObject({ enabled: v.optional(v.boolean(), false) }), {
       enabled: false,
     }),
+    // Full build: scheduled M3U provider playlists (docs/m3u-sources.md).
+    m3u_sources: v.optional(v.boolean(), false),
   }),
   upstreams: v.optional(
     v.array(

@@ -1,6 +1,7 @@
 import type { FallbackSource } from "@svc/core/catalog";
 import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import type { M3uSynced } from "../schema/m3u-synced.js";
 import { epoch } from "./epoch.js";
 
 /** `channels` in PostgreSQL's types; what it holds: `../schema/channels.ts`. */
@@ -39,6 +40,8 @@ export const channels = pgTable(
       .notNull()
       .default("auto"),
     egressProfileId: text("egress_profile_id"),
+    m3uSource: text("m3u_source").notNull().default(""),
+    m3uSynced: jsonb("m3u_synced").$type<M3uSynced>(),
     revision: integer("revision").notNull().default(1),
     updatedAt: epoch("updated_at").notNull(),
   },

@@ -17,6 +17,8 @@ export { guideProgrammes } from "./guide-programmes.js";
 export { guideSourceStatus } from "./guide-source-status.js";
 export { guideSources } from "./guide-sources.js";
 export { loginWindows } from "./login-windows.js";
+export { m3uSourceStatus } from "./m3u-source-status.js";
+export { m3uSources } from "./m3u-sources.js";
 export { playbackAccessLog } from "./playback-access-log.js";
 export { playbackKeys } from "./playback-keys.js";
 export { settings } from "./settings.js";

@@ -1,6 +1,7 @@
 import type { FallbackSource } from "@svc/core/catalog";
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { M3uSynced } from "./m3u-synced.js";
 
 /** The channel catalog (operator contract "Channel object") plus its egress binding. */
 export const channels = sqliteTable(
@@ -44,6 +45,10 @@ export const channels = sqliteTable(
       .notNull()
       .default("auto"),
     egressProfileId: text("egress_profile_id"),
+    /** The M3U provider source that owns the channel ("" for none; docs/m3u-sources.md). */
+    m3uSource: text("m3u_source").notNull().default(""),
+    /** What that source's last sync wrote, to tell an operator's edit from the source's. */
+    m3uSynced: text("m3u_synced", { mode: "json" }).$type<M3uSynced>(),
     revision: integer("revision").notNull().default(1),
     /** Epoch milliseconds. */
     updatedAt: integer("updated_at").notNull(),

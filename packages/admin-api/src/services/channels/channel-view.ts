@@ -92,6 +92,8 @@ export function renderAdminChannel(c: StoredChannel, base: string) {
       ? {}
       : { fallback_sources: c.fallback_sources.map(renderFallbackSource) }),
     updated_at: isoSeconds(new Date(c.updated_at)),
+    // Extension "M3U provider sources": present only on a channel a source owns.
+    ...(c.m3u_source ? { m3u_source: c.m3u_source } : {}),
   });
 }
 

@@ -34,6 +34,9 @@ export const channelWriteBody = v.strictObject({
     ),
     {},
   ),
+  // Extension "M3U provider sources": read-only, accepted so that a channel read can be
+  // written back; ownership is kept from the stored channel, never taken from the body.
+  m3u_source: v.optional(v.string()),
   egress: v.optional(
     v.strictObject({
       mode: v.picklist(["auto", "direct", "profile"], 'must be "auto", "direct" or "profile"'),

@@ -115,7 +115,7 @@ function buildChannel(
         `fallback_sources[${i}].upstream: unknown upstream "${f.upstream}"`,
       );
   });
-  const { egress: _egress, ...fields } = body;
+  const { egress: _egress, m3u_source: _owner, ...fields } = body;
   const { newProfile, ...binding } = resolveEgress(deps, body, previous);
   // Spec "Channel": a blank value keeps the stored one, but a secret only while the source
   // stays on its origin (issue 30 item 2; docs/admin-api.md "Secrets and the source origin").
@@ -139,6 +139,9 @@ function buildChannel(
     ...binding,
     revision: previous === undefined ? 1 : previous.revision + 1,
     updated_at: Date.now(),
+    // An operator's write keeps the channel's M3U provider source (docs/m3u-sources.md).
+    ...(previous?.m3u_source ? { m3u_source: previous.m3u_source } : {}),
+    ...(previous?.m3u_synced ? { m3u_synced: previous.m3u_synced } : {}),
   };
   const built = { channel, droppedSecrets: [...secrets.dropped, ...fallbacks.dropped] };
   return newProfile === undefined ? built : { ...built, newProfile };

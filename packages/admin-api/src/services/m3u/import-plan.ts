@@ -184,7 +184,7 @@ export async function applyPlan(
 }
 
 /** `tvg-id`, else the title, as a channel id (`[A-Za-z0-9._-]{1,64}`). */
-function deriveId(f: ImportedFields, line: number): string {
+export function deriveId(f: ImportedFields, line: number): string {
   const slug = (f.epg_id || f.title)
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -195,7 +195,12 @@ function deriveId(f: ImportedFields, line: number): string {
   return slug === "" ? `ch-${line}` : slug;
 }
 
-function created(id: string, f: ImportedFields, sortOrder: number, now: number): StoredChannel {
+export function created(
+  id: string,
+  f: ImportedFields,
+  sortOrder: number,
+  now: number,
+): StoredChannel {
   return {
     id,
     title: f.title,
@@ -233,7 +238,7 @@ function created(id: string, f: ImportedFields, sortOrder: number, now: number):
  * entry matched by its `tvg-id` or title could otherwise point a channel's `Authorization`
  * at any URL the playlist names).
  */
-function updated(
+export function updated(
   c: StoredChannel,
   f: ImportedFields,
   store: ChannelStore,
@@ -267,7 +272,7 @@ function updated(
   return { channel, dropped: secrets.dropped };
 }
 
-function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
+export function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
   const strip = (c: StoredChannel) => JSON.stringify({ ...c, revision: 0, updated_at: 0 });
   return strip(a) === strip(b);
 }

@@ -1,6 +1,7 @@
 import type { Channel } from "@svc/core/catalog";
 import type { RouteBinding } from "@svc/core/egress";
 import type { channels } from "../../db/schema/index.js";
+import type { M3uSynced } from "../../db/schema/m3u-synced.js";
 
 export type ChannelRow = typeof channels.$inferSelect;
 export type EgressMode = "auto" | "direct" | "profile";
@@ -11,6 +12,10 @@ export interface StoredChannel extends Channel {
   readonly egress_profile_id: string | null;
   /** Epoch milliseconds. */
   readonly updated_at: number;
+  /** The M3U provider source owning the channel (absent or "": none; docs/m3u-sources.md). */
+  readonly m3u_source?: string;
+  /** What that source's last sync wrote (absent or null: never synced). */
+  readonly m3u_synced?: M3uSynced | null;
 }
 
 export function channelFromRow(r: ChannelRow): StoredChannel {
@@ -42,6 +47,7 @@ export function channelFromRow(r: ChannelRow): StoredChannel {
     egress_mode: r.egressMode,
     egress_profile_id: r.egressProfileId,
     updated_at: r.updatedAt,
+    ...(r.m3uSource === "" ? {} : { m3u_source: r.m3uSource, m3u_synced: r.m3uSynced }),
   };
 }
 
@@ -72,6 +78,8 @@ export function rowFromChannel(c: StoredChannel): ChannelRow {
     fallbackSources: c.fallback_sources.map((f) => ({ ...f, headers: { ...f.headers } })),
     egressMode: c.egress_mode,
     egressProfileId: c.egress_profile_id,
+    m3uSource: c.m3u_source ?? "",
+    m3uSynced: c.m3u_synced ?? null,
     revision: c.revision,
     updatedAt: c.updated_at,
   };

@@ -1,0 +1,13 @@
+/**
+ * The fields an M3U provider source's last sync wrote on a channel it owns
+ * (docs/m3u-sources.md "Operator edits"): a channel field that differs from its
+ * value here was edited by an operator since, and the next sync keeps it.
+ */
+export interface M3uSynced {
+  readonly title: string;
+  readonly group: string;
+  readonly epg_id: string;
+  readonly epg_name: string;
+  readonly sort_order: number;
+  readonly disabled: boolean;
+}

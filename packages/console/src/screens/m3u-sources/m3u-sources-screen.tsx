@@ -1,0 +1,161 @@
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { ApiError } from "../../api/api-error.js";
+import { api } from "../../api/client.js";
+import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
+import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import { type Column, DataTable } from "../../components/data-table.js";
+import { formatTime } from "../../components/display-values.js";
+import { ActionNotice } from "../../components/notice.js";
+import { useAction } from "../../components/use-action.js";
+import { M3uSourceForm } from "./m3u-source-form.js";
+
+function LastResult({ status }: { status: M3uSourceStatus | undefined }) {
+  if (status === undefined || status.last_attempt === null) return <>—</>;
+  if (status.error !== null) return <span class="badge badge-bad">{status.error}</span>;
+  return (
+    <span class="badge badge-ok">
+      {`+${status.created} created, ${status.updated} updated, ${status.disabled} gone, ${status.skipped} skipped`}
+    </span>
+  );
+}
+
+/** M3U provider sources with "refresh now" and each one's last result (docs/m3u-sources.md). */
+export function M3uSourcesScreen() {
+  const [sources, setSources] = useState<M3uSource[]>([]);
+  const [statuses, setStatuses] = useState<M3uSourceStatus[]>([]);
+  const [off, setOff] = useState(false);
+  const [editing, setEditing] = useState<M3uSource | "new" | null>(null);
+  const [toDelete, setToDelete] = useState<M3uSource | null>(null);
+  const action = useAction();
+
+  const reload = useCallback(async () => {
+    try {
+      const [s, st] = await Promise.all([api.m3uSources.list(), api.m3uSources.statuses()]);
+      setSources(s.sources);
+      setStatuses(st.statuses);
+    } catch (err) {
+      // The extension is switched off: its routes do not exist.
+      if (err instanceof ApiError && err.status === 404) setOff(true);
+      else throw err;
+    }
+  }, []);
+  useEffect(() => {
+    void action.run(reload);
+  }, [reload]);
+
+  const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
+  const columns: Column<M3uSource>[] = [
+    {
+      header: "Source",
+      cell: (s) => (
+        <>
+          {s.name || s.id}
+          <span class="muted block">{s.url}</span>
+        </>
+      ),
+    },
+    { header: "Every", cell: (s) => (s.enabled ? `${s.refresh_interval_min} min` : "manual") },
+    { header: "Last success", cell: (s) => formatTime(statusOf(s.id)?.last_success) },
+    {
+      header: "Last result",
+      cell: (s) => <LastResult status={statusOf(s.id)} />,
+      cellClass: "wrap",
+    },
+    {
+      header: "Actions",
+      cellClass: "actions-cell",
+      cell: (s) => (
+        <>
+          <button
+            type="button"
+            class="btn btn-small"
+            aria-label={`Refresh now ${s.id}`}
+            disabled={action.busy}
+            onClick={() =>
+              action.run(
+                async () => {
+                  const r = await api.m3uSources.refresh(s.id);
+                  await reload();
+                  return r;
+                },
+                (r) => (r.ok ? `${s.id} refreshed.` : `${s.id} failed: ${r.status.error}`),
+              )
+            }
+          >
+            Refresh now
+          </button>
+          <button
+            type="button"
+            class="btn btn-small"
+            aria-label={`Edit ${s.id}`}
+            onClick={() => setEditing(s)}
+          >
+            Edit
+          </button>
+          <button
+            type="button"
+            class="btn btn-small btn-danger"
+            aria-label={`Delete ${s.id}`}
+            onClick={() => setToDelete(s)}
+          >
+            Delete
+          </button>
+        </>
+      ),
+    },
+  ];
+  if (off)
+    return (
+      <section aria-labelledby="m3u-sources-title">
+        <h1 id="m3u-sources-title">M3U sources</h1>
+        <p>
+          M3U provider sources are switched off: set <code>extensions.m3u_sources: true</code> in
+          the config file.
+        </p>
+      </section>
+    );
+  return (
+    <section aria-labelledby="m3u-sources-title">
+      <h1 id="m3u-sources-title">M3U sources</h1>
+      <div class="toolbar-actions">
+        <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
+          Add source
+        </button>
+      </div>
+      <ActionNotice action={action} busyText="Working…" />
+      {editing ? (
+        <M3uSourceForm
+          source={editing === "new" ? null : editing}
+          onDone={async (msg) => {
+            setEditing(null);
+            await action.run(reload, msg);
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      ) : null}
+      <DataTable
+        caption="Sources"
+        columns={columns}
+        rows={sources}
+        rowKey={(s) => s.id}
+        empty="No M3U source yet."
+      />
+      <ConfirmDialog
+        open={toDelete !== null}
+        title="Delete M3U source"
+        confirmLabel="Delete"
+        onClose={() => setToDelete(null)}
+        onConfirm={() => {
+          const s = toDelete;
+          if (s === null) return;
+          void action.run(async () => {
+            await api.m3uSources.remove(s.id, s.revision);
+            await reload();
+          }, `${s.id} deleted; its channels stay.`);
+        }}
+      >
+        <p>Delete the M3U source "{toDelete?.id}"? Its channels stay, no longer synced.</p>
+      </ConfirmDialog>
+    </section>
+  );
+}
