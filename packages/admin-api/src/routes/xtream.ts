@@ -270,7 +270,7 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
             params.get("password") ?? "",
           );
           if (key === undefined) throw access.unauthorized();
-          const out = await ctx.guide.epg(requestBase(ctx, c), { channels: channelsOf(key) });
+          const out = await ctx.guide.epg(requestBase(ctx, c), { channels: [...channelsOf(key)] });
           const xml = Readable.from(out.body, { objectMode: false, highWaterMark: 1 });
           return c.body(Readable.toWeb(xml) as ReadableStream, 200, {
             "Content-Type": "application/xml; charset=utf-8",

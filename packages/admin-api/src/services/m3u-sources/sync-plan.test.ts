@@ -67,6 +67,7 @@ describe("M3U source sync plan", () => {
           upstream: "",
           path: "",
           headers: {},
+          fallback_sources: [],
           user_agent: "",
           on_demand: true,
           autostart: false,
