@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { it } from "node:test";
+import { playWithFfmpeg } from "../harness/media-probe.js";
 
 // Shared by the stream.ts suites (extensions "MPEG-TS output"): reading a live TS and
 // checking it the way a player would.
@@ -74,4 +76,74 @@ export function probeTs(bytes: Buffer): {
     streams?: { codec_type: string; codec_name: string; nb_read_frames?: string }[];
   };
   return { streams: parsed.streams ?? [], errors: r.stderr };
+}
+
+/**
+ * The check every stream.ts suite starts with: ffmpeg decodes `url` for `seconds` with
+ * nothing on stderr at `-loglevel error` while a second viewer, joining `joinAfterMs` later,
+ * reads for `readMs`; that viewer's bytes are answered with the viewer checks done (status,
+ * content type, PAT first, no continuity error).
+ */
+export async function playBesideSecondViewer(
+  url: string,
+  o: { seconds: number; joinAfterMs: number; readMs: number },
+) {
+  const second = (async () => {
+    await new Promise((r) => setTimeout(r, o.joinAfterMs));
+    return readFor(url, o.readMs);
+  })();
+  const player = await playWithFfmpeg(url, o.seconds);
+  assert.equal(player.code, 0, player.stderr);
+  assert.equal(player.stderr, "", "ffmpeg reports no error (continuity, PES, decode)");
+  const v = await second;
+  assert.equal(v.status, 200);
+  assert.equal(v.type, "video/mp2t");
+  assert.ok(v.bytes.length > 20 * 188, `read ${v.bytes.length} bytes`);
+  assert.equal(pidAt(v.bytes, 0), 0, "a viewer starts with PAT");
+  assert.equal(continuityErrors(v.bytes), 0);
+  return v;
+}
+
+/** ffprobe reads H.264 video then AAC audio from `bytes`; `minFrames` decoded of each. */
+export function assertH264Aac(bytes: Buffer, minFrames = 0): void {
+  const probed = probeTs(bytes);
+  assert.deepEqual(
+    probed.streams.map((s) => [s.codec_type, s.codec_name]),
+    [
+      ["video", "h264"],
+      ["audio", "aac"],
+    ],
+    probed.errors,
+  );
+  for (const s of probed.streams)
+    assert.ok(Number(s.nb_read_frames) >= minFrames, JSON.stringify(s));
+}
+
+/**
+ * The cases of a channel whose fMP4 is remuxed to TS by the gateway (DASH clear and
+ * ClearKey): 30 s in ffmpeg beside a second viewer (PMT next to PAT, PCR on the video PID),
+ * ffprobe's decode of both streams, and HEAD. `url()` is read when each case runs.
+ */
+export function remuxedChannelCases(url: () => string): void {
+  it("decodes in ffmpeg for 30 s with nothing at -loglevel error, beside a second viewer", async () => {
+    const v = await playBesideSecondViewer(url(), {
+      seconds: 30,
+      joinAfterMs: 4000,
+      readMs: 12_000,
+    });
+    assert.ok(v.bytes.length > 100 * 188, `read ${v.bytes.length} bytes`);
+    assert.equal(pidAt(v.bytes, 1), 0x1000, "then PMT");
+    assert.deepEqual([...pcrPids(v.bytes)], [0x100], "PCR on the video PID");
+  });
+
+  it("ffprobe finds H.264 and AAC and decodes their frames", async () => {
+    assertH264Aac((await readFor(url(), 6000)).bytes, 11);
+  });
+
+  it("HEAD answers the headers only", async () => {
+    const r = await fetch(url(), { method: "HEAD" });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("content-type"), "video/mp2t");
+    assert.equal((await r.arrayBuffer()).byteLength, 0);
+  });
 }

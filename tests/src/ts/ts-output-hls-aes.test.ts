@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { type HlsLiveOrigin, startHlsLiveOrigin } from "../harness/hls-live-origin.js";
-import { playWithFfmpeg } from "../harness/media-probe.js";
 import { authSection } from "../harness/users.js";
-import { continuityErrors, pidAt, readFor } from "./stream-ts-checks.js";
+import { playBesideSecondViewer } from "./stream-ts-checks.js";
 
 /** 16 characters: ffmpeg encrypts with these 16 bytes. */
 const KEY = "k3y-for-tests-01";
@@ -40,16 +39,7 @@ describe("stream.ts of an AES-128 HLS channel (lite binary)", () => {
 
   it("decrypts: ffmpeg decodes 15 s with nothing at -loglevel error; the key fetched once", async () => {
     const url = `${gw.url}/v1/play/aes/stream.ts`;
-    const second = (async () => {
-      await new Promise((r) => setTimeout(r, 2000));
-      return readFor(url, 6000);
-    })();
-    const player = await playWithFfmpeg(url, 15);
-    assert.equal(player.code, 0, player.stderr);
-    assert.equal(player.stderr, "");
-    const v = await second;
-    assert.equal(pidAt(v.bytes, 0), 0);
-    assert.equal(continuityErrors(v.bytes), 0);
+    await playBesideSecondViewer(url, { seconds: 15, joinAfterMs: 2000, readMs: 6000 });
     assert.equal(origin.requests("aes-out").get("/key.bin"), 1);
   });
 });
