@@ -76,11 +76,17 @@ async function session(): Promise<{ active_source: number; failovers: number; st
   return r.body.sessions.find((s: any) => s.channel_id === "fo");
 }
 
-async function playlist(url = play()): Promise<string> {
+/** The media playlist of `url`: a ts channel's index.m3u8 is a master playlist (docs/ts-ingress.md), followed to its variant. */
+async function media(url = play()): Promise<{ text: string; url: string }> {
   const r = await fetch(url);
   const text = await r.text();
   assert.equal(r.status, 200, text);
-  return text;
+  if (!text.includes("#EXT-X-STREAM-INF")) return { text, url };
+  return media(new URL(uriLines(text)[0]!, url).href);
+}
+
+async function playlist(url = play()): Promise<string> {
+  return (await media(url)).text;
 }
 
 /** `svc_failovers_total{reason}` from `/metrics`. */
@@ -98,7 +104,8 @@ async function metricsText(): Promise<string> {
 
 /** Width and height of the newest segment's video, read by ffprobe. */
 async function newestPicture(url = play()): Promise<string> {
-  const uri = uriLines(await playlist(url)).at(-1)!;
+  const m = await media(url);
+  const uri = new URL(uriLines(m.text).at(-1)!, m.url);
   const bytes = Buffer.from(await (await fetch(uri)).arrayBuffer());
   const path = join(scratch, "newest.ts");
   writeFileSync(path, bytes);

@@ -154,7 +154,10 @@ describe("parseConfig", () => {
     );
     assert.equal(parseConfig(`${minimal}extensions:\n`, env).extensions.ts_output, false);
     assert.equal(problems(`${minimal}extensions: {ts_output: "yes"}\n`).length, 1);
-    assert.match(problems(`${minimal}extensions: {xtream: {enabled: true}}\n`)[0] ?? "", /xtream/);
+    assert.match(
+      problems(`${minimal}extensions: {no_such_switch: true}\n`)[0] ?? "",
+      /no_such_switch/,
+    );
   });
 
   it("extensions.hdhomerun: off by default with the contract's defaults; checked when set", () => {
