@@ -2,7 +2,6 @@ import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
-import { startWalCheckpointer } from "./checkpoint.js";
 import { migrateStateDatabase } from "./migrate.js";
 import * as schema from "./schema/index.js";
 
@@ -17,9 +16,6 @@ export interface StateDatabase {
   close(): void;
 }
 
-/** SQLite's default `wal_autocheckpoint`, restored if the checkpoint worker fails. */
-const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
-
 /** File name of the state database inside `server.data_dir`. */
 export const STATE_DB_FILE = "state.db";
 
@@ -27,9 +23,7 @@ export const STATE_DB_FILE = "state.db";
  * Opens (creating when missing) `{data_dir}/state.db`: WAL journal, a busy
  * timeout so a concurrent reader never fails a write outright, foreign keys on,
  * `synchronous = FULL` so a committed transaction survives power loss, a
- * quick integrity check, then the committed drizzle migrations. WAL
- * checkpoints run on a worker thread (see checkpoint.ts), not inside a COMMIT
- * on the event loop; closing truncates the WAL.
+ * quick integrity check, then the committed drizzle migrations.
  */
 export function openStateDatabase(dataDir: string): StateDatabase {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -52,25 +46,13 @@ export function openStateDatabase(dataDir: string): StateDatabase {
   const db = drizzle(sqlite, { schema });
   migrateStateDatabase(db);
   let open = true;
-  sqlite.pragma("wal_autocheckpoint = 0");
-  const checkpointer = startWalCheckpointer(file, () => {
-    // No worker: SQLite's own checkpoint in the COMMIT keeps the WAL bounded.
-    if (open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
-  });
   return {
     db,
     file,
     close() {
       if (!open) return;
       open = false;
-      checkpointer.stop();
-      // The worker's connection may still be open, so this close may not be
-      // the last one (which would checkpoint): copy and truncate the WAL here.
-      try {
-        sqlite.pragma("wal_checkpoint(TRUNCATE)");
-      } finally {
-        sqlite.close();
-      }
+      sqlite.close();
     },
   };
 }
