@@ -18,6 +18,7 @@ const KEY_FIELDS = [
   "revoked_at",
   "scope",
   "token_prefix",
+  "xtream_username",
 ];
 
 describe("full: playback keys and /p/{token}/", () => {

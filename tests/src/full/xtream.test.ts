@@ -264,20 +264,30 @@ describe("Xtream Codes output (extensions.xtream)", () => {
     const streams = (await api("&action=get_live_streams")).body as any[];
     const news = streams.find((s) => s.name === "News TS");
     const url = `${gw.url}/live/${username}/${password}/${news.stream_id}.m3u8`;
+    // A ts channel's playlist is a master playlist (docs/ts-ingress.md): its variant, then
+    // the variant's segments, every URL under the same login.
+    const underLogin = (u: string, base: string) =>
+      assert.ok(
+        new URL(u, base).pathname.startsWith(`/live/${username}/${password}/play/news.test/`),
+        u,
+      );
+    let playlistUrl = url;
     let uris: string[] = [];
     for (let i = 0; i < 30 && uris.length === 0; i++) {
-      const r = await fetch(url);
+      const r = await fetch(playlistUrl);
       const text = await r.text();
+      if (r.status === 200 && text.includes("#EXT-X-STREAM-INF")) {
+        const variant = uriLines(text)[0]!;
+        underLogin(variant, playlistUrl);
+        playlistUrl = new URL(variant, playlistUrl).href;
+        continue;
+      }
       if (r.status === 200) uris = uriLines(text);
       if (uris.length === 0) await new Promise((done) => setTimeout(done, 500));
     }
     assert.ok(uris.length > 0, "a playlist with segments");
-    for (const u of uris)
-      assert.ok(
-        new URL(u, url).pathname.startsWith(`/live/${username}/${password}/play/news.test/`),
-        u,
-      );
-    const seg = await fetch(new URL(uris.at(-1)!, url));
+    for (const u of uris) underLogin(u, playlistUrl);
+    const seg = await fetch(new URL(uris.at(-1)!, playlistUrl));
     assert.equal(seg.status, 200);
     const bytes = Buffer.from(await seg.arrayBuffer());
     assert.equal(bytes[0], 0x47, "MPEG-TS sync byte");

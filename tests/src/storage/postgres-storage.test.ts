@@ -25,6 +25,8 @@ const TABLES = [
   "guide_source_status",
   "guide_sources",
   "login_windows",
+  "m3u_source_status",
+  "m3u_sources",
   "playback_access_log",
   "playback_keys",
   "settings",
