@@ -69,6 +69,9 @@ export async function startSwitchableTsOrigin(): Promise<SwitchableTsOrigin> {
       return;
     }
     res.writeHead(200, { "content-type": "video/mp2t" });
+    // Headers go out at once, as a real server sends them: a `stall` path is then a source
+    // that answered and fell silent (no_bytes), not one that never answered (connect_error).
+    res.flushHeaders();
     if (mode === "drop") {
       res.end();
       return;
