@@ -109,6 +109,37 @@ export function probeCodecTags(file: string): string[] {
   return r.trim().split("\n");
 }
 
+/** A stream as ffprobe's `-show_streams -count_frames` reports it. */
+export interface ProbedStream {
+  readonly codec_type: string;
+  readonly codec_name: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly nb_read_frames?: string;
+}
+
+/** ffprobe's streams of an MPEG-TS held in memory (read from stdin), frames decoded and counted. */
+export function probeTs(bytes: Buffer): { streams: ProbedStream[]; errors: string } {
+  const r = spawnSync(
+    "ffprobe",
+    [
+      "-v",
+      "error",
+      "-count_frames",
+      "-show_streams",
+      "-of",
+      "json",
+      "-f",
+      "mpegts",
+      "-i",
+      "pipe:0",
+    ],
+    { input: bytes, encoding: "utf8", timeout: 60_000, maxBuffer: 64 << 20 },
+  );
+  const parsed = JSON.parse(r.stdout || "{}") as { streams?: ProbedStream[] };
+  return { streams: parsed.streams ?? [], errors: r.stderr };
+}
+
 function run(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { maxBuffer: 1 << 24 });
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr.toString()}`);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { it } from "node:test";
+import { probeTs } from "@svc/test-kits/ffmpeg-tools";
+import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
 import { playWithFfmpeg } from "../harness/media-probe.js";
+import { authSection } from "../harness/users.js";
 
 // Shared by the stream.ts suites (extensions "MPEG-TS output"): reading a live TS and
 // checking it the way a player would.
@@ -49,33 +51,6 @@ export function pcrPids(b: Buffer): Set<number> {
     if ((b[at + 3]! & 0x20) !== 0 && b[at + 4]! > 0 && (b[at + 5]! & 0x10) !== 0)
       pids.add(((b[at + 1]! & 0x1f) << 8) | b[at + 2]!);
   return pids;
-}
-
-/** ffprobe's streams of a TS held in memory (read from stdin), frames decoded and counted. */
-export function probeTs(bytes: Buffer): {
-  streams: { codec_type: string; codec_name: string; nb_read_frames?: string }[];
-  errors: string;
-} {
-  const r = spawnSync(
-    "ffprobe",
-    [
-      "-v",
-      "error",
-      "-count_frames",
-      "-show_streams",
-      "-of",
-      "json",
-      "-f",
-      "mpegts",
-      "-i",
-      "pipe:0",
-    ],
-    { input: bytes, encoding: "utf8", timeout: 60_000, maxBuffer: 64 << 20 },
-  );
-  const parsed = JSON.parse(r.stdout || "{}") as {
-    streams?: { codec_type: string; codec_name: string; nb_read_frames?: string }[];
-  };
-  return { streams: parsed.streams ?? [], errors: r.stderr };
 }
 
 /**
@@ -145,5 +120,21 @@ export function remuxedChannelCases(url: () => string): void {
     assert.equal(r.status, 200);
     assert.equal(r.headers.get("content-type"), "video/mp2t");
     assert.equal((await r.arrayBuffer()).byteLength, 0);
+  });
+}
+
+/**
+ * The gateway the stream.ts suites play from: `extensions.ts_output` on, open play routes
+ * (`play_require_auth: false`) on 127.0.0.1, these channels.
+ */
+export function startStreamTsGateway(
+  build: "lite" | "full",
+  channels: readonly Record<string, unknown>[],
+): Promise<GatewayProcess> {
+  return startGateway(build, {
+    auth: authSection(),
+    security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+    extensions: { ts_output: true },
+    channels,
   });
 }

@@ -1,8 +1,7 @@
 import { after, before, describe } from "node:test";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { authSection } from "../harness/users.js";
-import { remuxedChannelCases } from "./stream-ts-checks.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
+import { remuxedChannelCases, startStreamTsGateway } from "./stream-ts-checks.js";
 
 const KID = "9eb4050de44b4802932e27d75083e266";
 const KEY = "166634c675823c235a4a9446fad52e4d";
@@ -21,14 +20,9 @@ describe("stream.ts of a ClearKey DASH channel (decrypted, remuxed; full binary)
       encrypt: { kid: KID, key: KEY },
     });
     await src.waitForSegments(3);
-    gw = await startGateway("full", {
-      auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-      extensions: { ts_output: true },
-      channels: [
-        { id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl, keys: { [KID]: KEY } },
-      ],
-    });
+    gw = await startStreamTsGateway("full", [
+      { id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl, keys: { [KID]: KEY } },
+    ]);
   });
   after(async () => {
     await gw?.stop();

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
 import { type HlsLiveOrigin, startHlsLiveOrigin } from "../harness/hls-live-origin.js";
-import { authSection } from "../harness/users.js";
-import { assertH264Aac, pcrPids, playBesideSecondViewer } from "./stream-ts-checks.js";
+import {
+  assertH264Aac,
+  pcrPids,
+  playBesideSecondViewer,
+  startStreamTsGateway,
+} from "./stream-ts-checks.js";
 
 // Extensions "MPEG-TS output" for an `hls` channel with fMP4 (CMAF) segments: the relay
 // fetches each segment once and remuxes it to TS natively. One encoder (loopback).
@@ -15,20 +19,15 @@ describe("stream.ts of a CMAF HLS channel (native remux, lite binary)", () => {
   before(async () => {
     origin = await startHlsLiveOrigin({ fmp4: true });
     await origin.waitForSegments(3);
-    gw = await startGateway("lite", {
-      auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-      extensions: { ts_output: true },
-      channels: [
-        {
-          id: "c1",
-          title: "c1",
-          ingress: "hls",
-          source_url: `${origin.url}/master.m3u8`,
-          user_agent: "cmaf-out",
-        },
-      ],
-    });
+    gw = await startStreamTsGateway("lite", [
+      {
+        id: "c1",
+        title: "c1",
+        ingress: "hls",
+        source_url: `${origin.url}/master.m3u8`,
+        user_agent: "cmaf-out",
+      },
+    ]);
   });
   after(async () => {
     await gw?.stop();

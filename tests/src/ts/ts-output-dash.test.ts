@@ -1,8 +1,7 @@
 import { after, before, describe } from "node:test";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { authSection } from "../harness/users.js";
-import { remuxedChannelCases } from "./stream-ts-checks.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
+import { remuxedChannelCases, startStreamTsGateway } from "./stream-ts-checks.js";
 
 // Extensions "MPEG-TS output" for a clear live DASH channel: the native engine's fMP4
 // remuxed to TS. One encoder for the suite (H.264 + AAC, loopback).
@@ -14,12 +13,9 @@ describe("stream.ts of a DASH channel (native remux, lite binary)", () => {
   before(async () => {
     src = await startDashLiveSource({ heights: [180], languages: ["eng"] });
     await src.waitForSegments(3);
-    gw = await startGateway("lite", {
-      auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-      extensions: { ts_output: true },
-      channels: [{ id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl }],
-    });
+    gw = await startStreamTsGateway("lite", [
+      { id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl },
+    ]);
   });
   after(async () => {
     await gw?.stop();

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
 import { type HlsLiveOrigin, startHlsLiveOrigin } from "../harness/hls-live-origin.js";
-import { authSection } from "../harness/users.js";
-import { playBesideSecondViewer } from "./stream-ts-checks.js";
+import { playBesideSecondViewer, startStreamTsGateway } from "./stream-ts-checks.js";
 
 /** 16 characters: ffmpeg encrypts with these 16 bytes. */
 const KEY = "k3y-for-tests-01";
@@ -17,20 +16,15 @@ describe("stream.ts of an AES-128 HLS channel (lite binary)", () => {
   before(async () => {
     origin = await startHlsLiveOrigin({ aesKey: KEY });
     await origin.waitForSegments(3);
-    gw = await startGateway("lite", {
-      auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-      extensions: { ts_output: true },
-      channels: [
-        {
-          id: "aes",
-          title: "aes",
-          ingress: "hls",
-          source_url: `${origin.url}/index.m3u8`,
-          user_agent: "aes-out",
-        },
-      ],
-    });
+    gw = await startStreamTsGateway("lite", [
+      {
+        id: "aes",
+        title: "aes",
+        ingress: "hls",
+        source_url: `${origin.url}/index.m3u8`,
+        user_agent: "aes-out",
+      },
+    ]);
   });
   after(async () => {
     await gw?.stop();

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
+import type { GatewayProcess } from "../harness/gateway-process.js";
 import { type HlsLiveOrigin, startHlsLiveOrigin } from "../harness/hls-live-origin.js";
-import { authSection } from "../harness/users.js";
 import {
   assertH264Aac,
   continuityErrors,
   playBesideSecondViewer,
   readFor,
+  startStreamTsGateway,
 } from "./stream-ts-checks.js";
 
 // Extensions "MPEG-TS output" for an `hls` channel with MPEG-TS segments: one relay per
@@ -27,17 +27,12 @@ describe("stream.ts of an HLS channel with TS segments (lite binary)", () => {
   before(async () => {
     origin = await startHlsLiveOrigin();
     await origin.waitForSegments(3);
-    gw = await startGateway("lite", {
-      auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-      extensions: { ts_output: true },
-      channels: [
-        channel("h1", "/master.m3u8"),
-        channel("h2", "/index.m3u8"),
-        channel("gone", "/nothing.m3u8"),
-        { ...channel("one", "/index.m3u8"), max_viewers: 1 },
-      ],
-    });
+    gw = await startStreamTsGateway("lite", [
+      channel("h1", "/master.m3u8"),
+      channel("h2", "/index.m3u8"),
+      channel("gone", "/nothing.m3u8"),
+      { ...channel("one", "/index.m3u8"), max_viewers: 1 },
+    ]);
   });
   after(async () => {
     await gw?.stop();

@@ -6,6 +6,7 @@ import { login, requestJson } from "../harness/http-client.js";
 import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
 import { startTsLiveOrigin, type TsLiveOrigin } from "../harness/ts-live-origin.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+import { continuityErrors, pidAt, readFor } from "./stream-ts-checks.js";
 
 // Extensions "MPEG-TS output" (issue 33). One encoder for the whole suite: every gateway
 // below reads the same loopback stream, and the origin counts the connections it gets.
@@ -26,42 +27,6 @@ const tsChannel = (id: string, path: string) => ({
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Reads `url` for `ms` and answers the status, the content type and the bytes read. */
-async function readFor(url: string, ms: number) {
-  const ac = new AbortController();
-  const r = await fetch(url, { signal: ac.signal });
-  const chunks: Buffer[] = [];
-  const timer = setTimeout(() => ac.abort(), ms);
-  try {
-    for await (const chunk of r.body as unknown as AsyncIterable<Uint8Array>)
-      chunks.push(Buffer.from(chunk));
-  } catch {
-    // Aborted at the end of the read.
-  } finally {
-    clearTimeout(timer);
-  }
-  return { status: r.status, type: r.headers.get("content-type"), bytes: Buffer.concat(chunks) };
-}
-
-/** PID of the packet at `i` (188-byte grid from the first byte). */
-const pidAt = (b: Buffer, i: number) => ((b[i * 188 + 1]! & 0x1f) << 8) | b[i * 188 + 2]!;
-
-/** Continuity errors of a byte stream on the 188-byte grid: packets with payload only. */
-function continuityErrors(b: Buffer): number {
-  const last = new Map<number, number>();
-  let errors = 0;
-  for (let at = 0; at + 188 <= b.length; at += 188) {
-    assert.equal(b[at], 0x47, `sync byte at ${at}`);
-    const pid = ((b[at + 1]! & 0x1f) << 8) | b[at + 2]!;
-    if ((b[at + 3]! & 0x10) === 0) continue;
-    const cc = b[at + 3]! & 0x0f;
-    const prev = last.get(pid);
-    if (prev !== undefined && cc !== ((prev + 1) & 0x0f)) errors += 1;
-    last.set(pid, cc);
-  }
-  return errors;
-}
 
 /** A GET that never reads its answer: the kernel buffers fill, then the gateway's queue. */
 function stalledReader(url: string): Promise<{ socket: Socket; closed: Promise<number> }> {

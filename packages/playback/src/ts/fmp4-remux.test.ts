@@ -4,11 +4,11 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { haveFfmpeg, probeTs } from "@svc/test-kits/ffmpeg-tools";
 import { boxesIn } from "../mp4/box-reader.js";
 import { Fmp4SegmentRemuxer } from "./fmp4-segment-remuxer.js";
 
-const HAVE_FFMPEG =
-  spawnSync("ffmpeg", ["-version"]).status === 0 && spawnSync("ffprobe", ["-version"]).status === 0;
+const HAVE_FFMPEG = haveFfmpeg();
 const dir = mkdtempSync(join(tmpdir(), "ts-remux-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,28 +42,6 @@ function split(file: Buffer): { init: Buffer; segments: Buffer[] } {
   return { init, segments };
 }
 
-function probe(ts: Buffer) {
-  const r = spawnSync(
-    "ffprobe",
-    [
-      "-v",
-      "error",
-      "-count_frames",
-      "-show_streams",
-      "-of",
-      "json",
-      "-f",
-      "mpegts",
-      "-i",
-      "pipe:0",
-    ],
-    { input: ts, encoding: "utf8", timeout: 60_000, maxBuffer: 64 << 20 },
-  );
-  const streams =
-    (JSON.parse(r.stdout || "{}") as { streams?: Record<string, string>[] }).streams ?? [];
-  return { streams, errors: r.stderr };
-}
-
 describe("fMP4 → MPEG-TS remux against ffmpeg", {
   skip: !HAVE_FFMPEG && "ffmpeg not installed",
 }, () => {
@@ -95,7 +73,7 @@ describe("fMP4 → MPEG-TS remux against ffmpeg", {
         return out.value;
       });
       const ts = Buffer.concat(packets);
-      const probed = probe(ts);
+      const probed = probeTs(ts);
       assert.equal(probed.errors, "");
       assert.deepEqual(
         probed.streams.map((s) => [s.codec_type, s.codec_name]),
