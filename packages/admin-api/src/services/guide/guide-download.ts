@@ -1,6 +1,7 @@
 import { pipeline, Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { bindingFromSetting, type Egress } from "@svc/core/egress";
+import { conditionalGet } from "../conditional-download.js";
 
 /** Ceilings of one download (config `guide.max_download_bytes`, `guide.max_xml_bytes`). */
 export interface DownloadLimits {
@@ -43,9 +44,7 @@ export type DownloadResult =
   | { readonly ok: false; readonly error: string };
 
 /**
- * GETs a guide through the gateway's one egress (SSRF guard, each redirect
- * checked again, the source's proxy route), conditionally when validators of the last good copy are
- * known (RFC 9110 13.1.1, 13.1.3). The body is gzip or plain XML whatever the
+ * GETs a guide with {@link conditionalGet} (the source's proxy route). The body is gzip or plain XML whatever the
  * headers say: gzip is recognised by its magic bytes (RFC 1952 2.3.1), also
  * twice (a `.xml.gz` file sent with `Content-Encoding: gzip`).
  */
@@ -62,43 +61,29 @@ export async function downloadGuide(
   },
   limits: DownloadLimits,
 ): Promise<DownloadResult> {
-  const headers: Record<string, string> = {
-    "user-agent": request.userAgent,
-    accept: "application/xml, text/xml, application/gzip, */*;q=0.5",
-    "accept-encoding": "gzip",
-  };
-  if (request.etag !== null) headers["if-none-match"] = request.etag;
-  if (request.lastModified !== null) headers["if-modified-since"] = request.lastModified;
-  const res = await egress.request(request.url, {
-    headers,
-    signal: request.signal,
-    // Spec "Guide source": `proxy` routes the download like a channel's egress binding.
-    route: { binding: bindingFromSetting(request.proxy) },
-  });
-  if (!res.ok) return { ok: false, error: `fetch failed: ${res.message}` };
-  if (res.status === 304) {
-    res.body.dump().catch(() => undefined);
-    return { ok: true, notModified: true };
-  }
-  if (res.status !== 200) {
-    res.body.dump().catch(() => undefined);
-    return { ok: false, error: `source answered HTTP ${res.status}` };
-  }
-  const encoding = String(res.headers["content-encoding"] ?? "identity").toLowerCase();
-  if (encoding !== "identity" && encoding !== "gzip" && encoding !== "x-gzip") {
-    res.body.destroy();
-    return { ok: false, error: `unsupported content-encoding ${encoding}` };
-  }
-  const declared = Number(res.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limits.maxDownloadBytes) {
-    res.body.destroy();
-    return { ok: false, error: `download larger than ${limits.maxDownloadBytes} bytes` };
-  }
+  const answer = await conditionalGet(
+    egress,
+    {
+      url: request.url,
+      headers: {
+        "user-agent": request.userAgent,
+        accept: "application/xml, text/xml, application/gzip, */*;q=0.5",
+        "accept-encoding": "gzip",
+      },
+      validators: { etag: request.etag, lastModified: request.lastModified },
+      signal: request.signal,
+      // Spec "Guide source": `proxy` routes the download like a channel's egress binding.
+      route: { binding: bindingFromSetting(request.proxy) },
+    },
+    {
+      encodings: ["identity", "gzip", "x-gzip"],
+      maxBytes: limits.maxDownloadBytes,
+      what: "download",
+    },
+  );
+  if (!answer.ok || answer.notModified) return answer;
+  const { res, validators } = answer;
   const counters: DownloadCounters = { received: 0, xml: 0, gzipLayers: 0 };
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return typeof v === "string" ? v : null;
-  };
   return {
     ok: true,
     notModified: false,
@@ -107,8 +92,8 @@ export async function downloadGuide(
       counters,
       limits,
     ),
-    etag: header("etag"),
-    lastModified: header("last-modified"),
+    etag: validators.etag,
+    lastModified: validators.lastModified,
     counters,
   };
 }
