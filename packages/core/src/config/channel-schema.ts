@@ -40,53 +40,37 @@ const headersSchema = v.pipe(
 export const MAX_FALLBACK_SOURCES = 8;
 
 /**
- * One entry of `fallback_sources` (extensions "Fallback sources and the slate"): a source
- * like the primary one (`source_url`, or `upstream` + `path`) with its own headers and
- * user agent. `headerValues` lets the admin API accept blank values ("keep the stored one").
+ * Where a source is and how to ask it (`source_url`, or `upstream` + `path`; headers; user
+ * agent): the primary source's fields of a channel and each entry of its `fallback_sources`.
  */
-export function fallbackSourceSchema<H extends v.GenericSchema>(headerValues: H) {
-  return v.strictObject({
-    source_url: v.optional(
-      v.union(
-        [v.literal(""), httpUrl("must be an absolute http(s) URL")],
-        "must be an absolute http(s) URL",
-      ),
-      "",
+const sourceFields = {
+  source_url: v.optional(
+    v.union(
+      [v.literal(""), httpUrl("must be an absolute http(s) URL")],
+      "must be an absolute http(s) URL",
     ),
-    upstream: v.optional(v.string(), ""),
-    path: v.optional(v.pipe(v.string(), v.maxLength(2048)), ""),
-    headers: v.optional(
-      v.pipe(
-        v.record(
-          v.pipe(v.string(), v.regex(HEADER_NAME, "header name must be an HTTP token")),
-          headerValues,
-        ),
-        v.check((h) => Object.keys(h).length <= 64, "at most 64 headers"),
-      ),
-      {},
-    ),
-    user_agent: v.optional(
-      v.pipe(v.string(), v.regex(HEADER_VALUE, "may not contain CR, LF or NUL")),
-      "",
-    ),
-  });
-}
+    "",
+  ),
+  upstream: v.optional(v.string(), ""),
+  path: v.optional(v.pipe(v.string(), v.maxLength(2048)), ""),
+  headers: v.optional(headersSchema, {}),
+  user_agent: v.optional(
+    v.pipe(v.string(), v.regex(HEADER_VALUE, "may not contain CR, LF or NUL")),
+    "",
+  ),
+};
 
-const headerValue = v.pipe(
-  v.string(),
-  v.regex(HEADER_VALUE, "header value may not contain CR, LF or NUL"),
+/**
+ * `fallback_sources` of a channel write (extensions "Fallback sources and the slate"):
+ * sources like the primary one, at most {@link MAX_FALLBACK_SOURCES}.
+ */
+const fallbackSourcesSchema = v.optional(
+  v.pipe(
+    v.array(v.strictObject(sourceFields)),
+    v.maxLength(MAX_FALLBACK_SOURCES, `at most ${MAX_FALLBACK_SOURCES} fallback sources`),
+  ),
+  [],
 );
-
-/** `fallback_sources` of a channel write: at most {@link MAX_FALLBACK_SOURCES}. */
-export function fallbackSourcesSchema<H extends v.GenericSchema>(headerValues: H) {
-  return v.optional(
-    v.pipe(
-      v.array(fallbackSourceSchema(headerValues)),
-      v.maxLength(MAX_FALLBACK_SOURCES, `at most ${MAX_FALLBACK_SOURCES} fallback sources`),
-    ),
-    [],
-  );
-}
 
 /**
  * Fields of a channel write (operator contract "Channel object"), shared by the
@@ -104,20 +88,7 @@ export const channelFields = {
   epg_name: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
   epg_source: v.optional(v.pipe(v.string(), v.maxLength(200)), ""),
   ingress: v.picklist(["hls", "dash", "ts"], 'must be "hls", "dash" or "ts"'),
-  source_url: v.optional(
-    v.union(
-      [v.literal(""), httpUrl("must be an absolute http(s) URL")],
-      "must be an absolute http(s) URL",
-    ),
-    "",
-  ),
-  upstream: v.optional(v.string(), ""),
-  path: v.optional(v.pipe(v.string(), v.maxLength(2048)), ""),
-  headers: v.optional(headersSchema, {}),
-  user_agent: v.optional(
-    v.pipe(v.string(), v.regex(HEADER_VALUE, "may not contain CR, LF or NUL")),
-    "",
-  ),
+  ...sourceFields,
   on_demand: v.optional(v.boolean(), true),
   autostart: v.optional(v.boolean(), false),
   disabled: v.optional(v.boolean(), false),
@@ -151,7 +122,7 @@ export const channelFields = {
     "auto",
   ),
   keys: v.optional(mediaKeysSchema, {}),
-  fallback_sources: fallbackSourcesSchema(headerValue),
+  fallback_sources: fallbackSourcesSchema,
 };
 
 /** Cross-field rule: a source is `source_url`, or `upstream` with `path`, never both. */

@@ -2,7 +2,6 @@ export {
   channelFields,
   checkChannelSource,
   checkFallbackSources,
-  fallbackSourcesSchema,
   httpUrl,
   MAX_FALLBACK_SOURCES,
   mediaKeysSchema,
