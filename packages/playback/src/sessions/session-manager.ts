@@ -124,7 +124,10 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       transforms,
       prefs: preferencesOf(o.catalog.get(ctx.channelId)),
     });
-  const ffmpeg: PackagerFactory | undefined =
+  /** The ffmpeg compatibility engine with the options of one source format. */
+  const ffmpegEngine = (
+    format: Pick<FfmpegEngineOptions, "keys" | "prefs" | "sourceFormat">,
+  ): PackagerFactory | undefined =>
     o.ffmpeg &&
     ((ctx) =>
       new FfmpegPackager(ctx, {
@@ -132,21 +135,14 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
         egress: o.egress,
         ffmpegPath: o.config.media.ffmpeg_path,
         maxMpdBytes: o.config.security.max_playlist_bytes,
-        keys: keysOf,
-        prefs: (id) => preferencesOf(o.catalog.get(id)),
+        ...format,
       }));
+  const ffmpeg = ffmpegEngine({
+    keys: keysOf,
+    prefs: (id) => preferencesOf(o.catalog.get(id)),
+  });
   const ts: PackagerFactory = (ctx) => new TsPackager({ ...ctx, egress: o.egress });
-  const tsFfmpeg: PackagerFactory | undefined =
-    o.ffmpeg &&
-    ((ctx) =>
-      new FfmpegPackager(ctx, {
-        ...o.ffmpeg!,
-        egress: o.egress,
-        ffmpegPath: o.config.media.ffmpeg_path,
-        maxMpdBytes: o.config.security.max_playlist_bytes,
-        keys: () => new Map(),
-        sourceFormat: "ts",
-      }));
+  const tsFfmpeg = ffmpegEngine({ keys: () => new Map(), sourceFormat: "ts" });
   const engines: SessionEngines = {
     native,
     ts,
