@@ -17,6 +17,8 @@ type MirroredRepository<R> = Pick<
 export interface CredentialMirror<R> {
   get(id: string): R | undefined;
   byDigest(digest: string): R | undefined;
+  /** By the second unique key the mirror was created with (see {@link DigestIndex}). */
+  byName(name: string): R | undefined;
   list(): readonly R[];
   insert(record: R): Promise<void>;
   /**
@@ -37,15 +39,19 @@ export interface CredentialMirror<R> {
 
 type Mirrored = DigestIndexed & { readonly revision: number };
 
-/** Loads the table and returns its mirror; `what` names the resource in 404 messages. */
+/**
+ * Loads the table and returns its mirror; `what` names the resource in 404 messages,
+ * `nameOf` a second unique key to look records up by.
+ */
 export async function createCredentialMirror<R extends Mirrored>(
   repo: MirroredRepository<R>,
   what: string,
+  nameOf?: (record: R) => string | null,
 ): Promise<CredentialMirror<R>> {
-  let index = new DigestIndex<R>(await repo.list());
+  let index = new DigestIndex<R>(await repo.list(), nameOf);
   const exclusive = createSerialLock();
   const load = async () => {
-    const next = new DigestIndex<R>(await repo.list());
+    const next = new DigestIndex<R>(await repo.list(), nameOf);
     // A use committed while the rows were read is kept: usage times only move forward.
     for (const old of index.list())
       if (old.lastUsedAt !== null) next.noteUsed(old.id, old.lastUsedAt);
@@ -63,6 +69,7 @@ export async function createCredentialMirror<R extends Mirrored>(
   return {
     get: (id) => index.get(id),
     byDigest: (digest) => index.byDigest(digest),
+    byName: (name) => index.byName(name),
     list: () => index.list(),
     insert: (record) =>
       exclusive(async () => {

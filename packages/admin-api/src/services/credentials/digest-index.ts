@@ -14,8 +14,16 @@ export interface DigestIndexed {
 export class DigestIndex<R extends DigestIndexed> {
   private readonly byId = new Map<string, R>();
   private readonly idByDigest = new Map<string, string>();
+  private readonly idByName = new Map<string, string>();
 
-  constructor(rows: Iterable<R>) {
+  /**
+   * `nameOf`: a second unique key some records carry (a playback key's `xtream_username`),
+   * looked up per request like the digest.
+   */
+  constructor(
+    rows: Iterable<R>,
+    private readonly nameOf: (record: R) => string | null = () => null,
+  ) {
     for (const row of rows) this.put(row);
   }
 
@@ -28,6 +36,11 @@ export class DigestIndex<R extends DigestIndexed> {
     return id === undefined ? undefined : this.byId.get(id);
   }
 
+  byName(name: string): R | undefined {
+    const id = this.idByName.get(name);
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
   /** Oldest first (ties by id), the order of the list endpoints. */
   list(): R[] {
     return [...this.byId.values()].sort(
@@ -37,16 +50,23 @@ export class DigestIndex<R extends DigestIndexed> {
 
   /** Inserts or replaces a record (a rotated one changes digest). */
   put(record: R): void {
-    const old = this.byId.get(record.id);
-    if (old !== undefined) this.idByDigest.delete(old.digest);
+    this.unindex(this.byId.get(record.id));
     this.byId.set(record.id, record);
     this.idByDigest.set(record.digest, record.id);
+    const name = this.nameOf(record);
+    if (name !== null) this.idByName.set(name, record.id);
   }
 
   delete(id: string): void {
-    const old = this.byId.get(id);
-    if (old !== undefined) this.idByDigest.delete(old.digest);
+    this.unindex(this.byId.get(id));
     this.byId.delete(id);
+  }
+
+  private unindex(old: R | undefined): void {
+    if (old === undefined) return;
+    this.idByDigest.delete(old.digest);
+    const name = this.nameOf(old);
+    if (name !== null) this.idByName.delete(name);
   }
 
   /** Mirrors a committed `last_used_at`; never moves it backwards. */

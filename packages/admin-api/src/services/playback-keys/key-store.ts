@@ -42,5 +42,6 @@ export function renderScope(k: PlaybackKeyRecord) {
 export type PlaybackKeyStore = CredentialMirror<PlaybackKeyRecord>;
 
 export function createPlaybackKeyStore(repo: PlaybackKeysRepository): Promise<PlaybackKeyStore> {
-  return createCredentialMirror(repo, "playback key");
+  // Xtream logins look a key up by its `xtream_username` on every request.
+  return createCredentialMirror(repo, "playback key", (k) => k.xtreamUsername);
 }

@@ -88,7 +88,7 @@ export async function createPlaybackKey(
 
 /** 409 when another key already has this Xtream username (the column is unique too). */
 function assertXtreamUsernameFree(keys: PlaybackKeyStore, username: string): void {
-  if (keys.list().some((k) => k.xtreamUsername === username))
+  if (keys.byName(username) !== undefined)
     throw new GatewayError("conflict", "xtream_username is taken by another playback key");
 }
 

@@ -22,7 +22,7 @@ export function checkXtreamLogin(
   password: string,
   now = Date.now(),
 ): XtreamLoginCheck {
-  const key = username === "" ? undefined : keys.list().find((k) => k.xtreamUsername === username);
+  const key = username === "" ? undefined : keys.byName(username);
   const stored = key?.xtreamPasswordDigest ?? null;
   const matches = digestsEqual(stored ?? NO_DIGEST, sha256Hex(password)) && stored !== null;
   if (key === undefined || !matches) return { ok: false, key };
