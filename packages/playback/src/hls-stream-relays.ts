@@ -18,7 +18,9 @@ const RELAY_GRACE_MS = 5_000;
  * gone for {@link RELAY_GRACE_MS}. Its fetches go through the egress as the proxy path's
  * do (SSRF guard, routes, the channel's headers and user agent).
  */
-export function createHlsStreamRelays(rt: PlaybackRuntime) {
+export function createHlsStreamRelays(
+  rt: Pick<PlaybackRuntime, "options" | "stats" | "build" | "withCors">,
+) {
   const relays = new Map<string, { sourceUrl: string; relay: HlsTsRelay }>();
 
   function relayOf(req: PlayRequest, sourceUrl: string): HlsTsRelay {
@@ -94,3 +96,5 @@ export function createHlsStreamRelays(rt: PlaybackRuntime) {
     },
   };
 }
+
+export type HlsStreamRelays = ReturnType<typeof createHlsStreamRelays>;

@@ -10,7 +10,6 @@ import { playlistResponse } from "./hls/playlist-answer.js";
 import { UPSTREAM_CSP } from "./hls/upstream-headers.js";
 import { signedExtension } from "./hls/upstream-signer.js";
 import { LEASE_SHAPE } from "./hls/viewer-leases.js";
-import { createHlsStreamRelays } from "./hls-stream-relays.js";
 import { claimKeyConnection, type SeatOutcome } from "./key-connections.js";
 import { type PlayGrant, playRequestOf, type ResolveGrant } from "./play-grant.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
@@ -201,7 +200,6 @@ export function createPlayRoutes(
  */
 function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions) {
   const { catalog, localIngress } = rt.options;
-  const hlsStreams = hlsRelaysOf(rt);
   /**
    * Credential, scope, channel, viewer lease: the order every play route checks in.
    * A channel with `max_viewers` needs a live lease on every route (issue 12 item 7):
@@ -358,7 +356,7 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
       const source = resolveChannelSource(req.channel, catalog);
       if (source === undefined)
         throw new GatewayError("upstream_error", "channel source is not configured");
-      play = () => hlsStreams.stream(c, req, source, renew);
+      play = () => rt.hlsStreams.stream(c, req, source, renew);
     } else {
       const ingress = localIngress;
       if (ingress?.stream === undefined)
@@ -387,20 +385,6 @@ function createPlayAdmission(rt: PlaybackRuntime, options: PlayAdmissionOptions)
   };
 
   return { admit, stream };
-}
-
-/**
- * One set of HLS `stream.ts` relays per runtime, shared by every mount and door (a channel
- * watched through `/v1/play`, `/p/` and HDHomeRun still has one relay).
- */
-const HLS_RELAYS = new WeakMap<PlaybackRuntime, ReturnType<typeof createHlsStreamRelays>>();
-function hlsRelaysOf(rt: PlaybackRuntime) {
-  let relays = HLS_RELAYS.get(rt);
-  if (relays === undefined) {
-    relays = createHlsStreamRelays(rt);
-    HLS_RELAYS.set(rt, relays);
-  }
-  return relays;
 }
 
 interface PlayAdmissionOptions {

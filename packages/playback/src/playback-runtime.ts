@@ -17,6 +17,7 @@ import {
   type LeaseSigner,
   type ViewerLeases,
 } from "./hls/viewer-leases.js";
+import { createHlsStreamRelays, type HlsStreamRelays } from "./hls-stream-relays.js";
 import {
   createClusterKeyConnections,
   createKeyConnections,
@@ -69,6 +70,11 @@ export interface PlaybackRuntime {
   readonly segments: SegmentFanIn;
   /** `bytes_in`, `bytes_out`, `requests`, `errors` for `GET /v1/status`. */
   readonly stats: PlaybackStats;
+  /**
+   * The `stream.ts` relays of `hls` channels: one per channel for every mount and door
+   * (`/v1/play`, `/p/`, HDHomeRun, Xtream).
+   */
+  readonly hlsStreams: HlsStreamRelays;
   readonly build: Build;
   /** `security.cors_origins` is set: streamed answers copy the CORS headers. */
   readonly withCors: boolean;
@@ -96,12 +102,14 @@ export function createPlaybackRuntime(options: PlaybackRuntimeOptions): Playback
     options.playlistPolicy ?? (() => options.config.egress.playlist_policy),
     options.egress,
   );
+  const withCors = options.config.security.cors_origins.length > 0;
   return {
     options,
     signer,
     stats,
     build: options.build,
-    withCors: options.config.security.cors_origins.length > 0,
+    withCors,
+    hlsStreams: createHlsStreamRelays({ options, stats, build: options.build, withCors }),
     leases:
       options.viewerSeats === undefined
         ? createViewerLeases(options.signingKey)
