@@ -29,6 +29,8 @@ export interface EsdsConfig {
   audioObjectType?: number;
   sampleRate?: number;
   channelConfiguration?: number;
+  /** The AudioSpecificConfig's bytes (an ADTS header is written from them: `ts/adts.ts`). */
+  audioSpecificConfig?: Buffer;
 }
 
 /** Parses an `avcC` box. Raises on truncation. */
@@ -103,7 +105,7 @@ export function parseEsds(buf: Buffer, box: BoxHeader): EsdsConfig {
   const asLen = descriptorSize(dc);
   if (asLen === 0) return out;
   const asc = dc.bytes(Math.min(asLen, dc.remaining), "AudioSpecificConfig");
-  return { ...out, ...parseAudioSpecificConfig(asc) };
+  return { ...out, ...parseAudioSpecificConfig(asc), audioSpecificConfig: Buffer.from(asc) };
 }
 
 /** Reads audioObjectType, sampling rate and channel configuration from an AudioSpecificConfig. */

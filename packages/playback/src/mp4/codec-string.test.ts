@@ -53,6 +53,7 @@ describe("RFC 6381 codec strings", () => {
       assert.equal(mp4aCodecString(c), codec);
       assert.equal(c.sampleRate, rate);
       assert.equal(c.channelConfiguration, ch);
+      assert.deepEqual(c.audioSpecificConfig, Buffer.from(asc));
     });
   }
 

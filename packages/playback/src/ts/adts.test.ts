@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { adtsHeader, audioSpecificConfigOfEsds, parseAudioSpecificConfig } from "./adts.js";
+import { adtsHeader, parseAudioSpecificConfig } from "./adts.js";
 
 describe("ADTS", () => {
   it("reads AAC LC 48 kHz stereo and writes its header", () => {
@@ -30,38 +30,5 @@ describe("ADTS", () => {
       () => parseAudioSpecificConfig(Buffer.from([0x11, 0x80])),
       /channel configuration 0/,
     );
-  });
-
-  it("finds the AudioSpecificConfig inside an esds body", () => {
-    const body = Buffer.from([
-      0x03,
-      0x19,
-      0x00,
-      0x01,
-      0x00, // ES_Descriptor, ES_ID 1, no flags
-      0x04,
-      0x11,
-      0x40,
-      0x15,
-      0,
-      0,
-      0,
-      0,
-      1,
-      0xf4,
-      0,
-      0,
-      1,
-      0xf4,
-      0, // DecoderConfigDescriptor
-      0x05,
-      0x02,
-      0x12,
-      0x10, // DecoderSpecificInfo
-      0x06,
-      0x01,
-      0x02, // SLConfigDescriptor
-    ]);
-    assert.deepEqual(audioSpecificConfigOfEsds(body), Buffer.from([0x12, 0x10]));
   });
 });

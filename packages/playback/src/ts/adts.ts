@@ -59,47 +59,6 @@ export function parseAudioSpecificConfig(asc: Uint8Array): AacConfig {
   return { objectType: type, frequencyIndex, channelConfiguration };
 }
 
-/**
- * The DecoderSpecificInfo (the AudioSpecificConfig) inside an `esds` box body after its
- * full-box header (ISO/IEC 14496-1 7.2.6.5 ES_Descriptor, 7.2.6.6 DecoderConfigDescriptor).
- */
-export function audioSpecificConfigOfEsds(body: Uint8Array): Buffer {
-  let at = 0;
-  const descriptor = (): { tag: number; end: number } => {
-    const tag = body[at++];
-    if (tag === undefined) throw new Error("esds: truncated");
-    let len = 0;
-    for (let i = 0; i < 4; i++) {
-      const b = body[at++];
-      if (b === undefined) throw new Error("esds: truncated");
-      len = (len << 7) | (b & 0x7f);
-      if ((b & 0x80) === 0) break;
-    }
-    return { tag, end: Math.min(body.length, at + len) };
-  };
-  const es = descriptor();
-  if (es.tag !== 3) throw new Error("esds: no ES_Descriptor");
-  at += 2; // ES_ID
-  const flags = body[at++] ?? 0;
-  if (flags & 0x80) at += 2;
-  if (flags & 0x40) at += 1 + (body[at] ?? 0);
-  if (flags & 0x20) at += 2;
-  while (at < es.end) {
-    const d = descriptor();
-    if (d.tag === 4) {
-      at += 13; // objectTypeIndication … avgBitrate
-      while (at < d.end) {
-        const inner = descriptor();
-        if (inner.tag === 5) return Buffer.from(body.subarray(at, inner.end));
-        at = inner.end;
-      }
-      break;
-    }
-    at = d.end;
-  }
-  throw new Error("esds: no AudioSpecificConfig");
-}
-
 /** The 7-byte ADTS header (no CRC) of one raw frame of `frameLength` bytes. */
 export function adtsHeader(c: AacConfig, frameLength: number): Buffer {
   const length = frameLength + 7;

@@ -1,12 +1,7 @@
-import { boxesIn, findBox, fullBoxAt, payloadStart } from "../mp4/box-reader.js";
+import { boxesIn, findBox, payloadStart } from "../mp4/box-reader.js";
 import { isSyncSampleFlags, parseMoofOrRaise } from "../mp4/fragment-parser.js";
 import { parseInitOrRaise, type TrexDefaults } from "../mp4/init-parser.js";
-import {
-  type AacConfig,
-  adtsHeader,
-  audioSpecificConfigOfEsds,
-  parseAudioSpecificConfig,
-} from "./adts.js";
+import { type AacConfig, adtsHeader, parseAudioSpecificConfig } from "./adts.js";
 import { avcParameterSets, hevcParameterSets, toAnnexB, type VideoCodec } from "./annex-b.js";
 
 /** What the remux needs of one track of an init section. */
@@ -91,9 +86,9 @@ export function remuxTrackOfInit(init: Buffer, handler: "vide" | "soun"): RemuxR
     }
     if (entry.format !== "mp4a")
       return { ok: false, error: `audio codec ${entry.format} (the native remux carries AAC)` };
-    const esds = findBox(kids, "esds");
-    if (!esds) return { ok: false, error: "mp4a without its esds" };
-    const asc = audioSpecificConfigOfEsds(init.subarray(fullBoxAt(init, esds).bodyStart, esds.end));
+    // The init parser read the esds down to its AudioSpecificConfig (mp4/codec-config.ts).
+    const asc = entry.esds?.audioSpecificConfig;
+    if (asc === undefined) return { ok: false, error: "mp4a without its AudioSpecificConfig" };
     return {
       ok: true,
       value: {
