@@ -1,17 +1,4 @@
 #!/usr/bin/env node
-// HLS proxy benchmark (issues 3 and 13): the lite gateway and two nginx references
-// (`proxy_pass`, and `proxy_cache` + `proxy_cache_lock`, the caching shield operators put in
-// front of an origin), side by side on this machine, against the same loopback origin (a
-// separate nginx serving static files), under the same load generator (wrk). Loopback only.
-//
-//   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
-//                                             [--only <phase substring>[|<another>]] [--cpu N] [--keep]
-//                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
-//                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
-//                                             [--idle-pattern burst|spread] [--wrk-out FILE]
-//
-// Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
-// `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
 import { execFile, spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import {
@@ -32,6 +19,20 @@ import { promisify } from "node:util";
 import { hashPassword } from "../packages/core/dist/auth/passwords.js";
 import { createSessionTokens } from "../packages/core/dist/auth/session-tokens.js";
 import { GATEWAY_NODE_FLAGS } from "../tests/dist/harness/gateway-process.js";
+// HLS proxy benchmark (issues 3 and 13): the lite gateway and two nginx references
+// (`proxy_pass`, and `proxy_cache` + `proxy_cache_lock`, the caching shield operators put in
+// front of an origin), side by side on this machine, against the same loopback origin (a
+// separate nginx serving static files), under the same load generator (wrk). Loopback only.
+//
+//   npm run build && node bench/hls-proxy.mjs [--duration 10] [--tokens 200] [--viewers 1000]
+//                                             [--only <phase substring>[|<another>]] [--cpu N] [--keep]
+//                                             [--warmup 3] [--gateway-out FILE] [--log-level warn]
+//                                             [--node-args "--cpu-prof --cpu-prof-dir=DIR"]
+//                                             [--idle-pattern burst|spread] [--wrk-out FILE]
+//
+// Needs nginx (Debian nginx-light) and wrk on PATH. Each wrk phase runs --duration seconds.
+// `--cpu N` pins the gateway and both nginx references to core N (taskset), as the issue asks.
+import { writeNginxConf } from "./nginx-conf.mjs";
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -218,40 +219,7 @@ const isUp = (port) =>
     req.end();
   });
 
-function nginxConf(name, server) {
-  const dir = join(work, name);
-  mkdirSync(dir, { recursive: true });
-  const conf = join(dir, "nginx.conf");
-  writeFileSync(
-    conf,
-    `user root;
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 100000;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  ${server.http ?? ""}
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; }
-  upstream origin { server 127.0.0.1:${server.originPort}; keepalive 128; }
-  server {
-    listen 127.0.0.1:${server.port};
-    ${server.body}
-  }
-}
-`,
-  );
-  return conf;
-}
+const nginxConf = (name, server) => writeNginxConf(join(work, name), server);
 
 /**
  * wrk's `done` hook printing the tail past p99 (wrk's `--latency` stops there): a script with

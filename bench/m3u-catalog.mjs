@@ -6,16 +6,9 @@
 //   node bench/m3u-catalog.mjs [--entries 40000] [--keep] [--cpu-prof DIR]
 // --cpu-prof DIR starts the gateway with `node --cpu-prof` writing its profile into DIR
 // (open it in Chromium's DevTools, Performance tab) to see where an import spends its time.
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startFullGateway } from "./full-gateway.mjs";
+import { cpuSeconds, memoryKiB } from "./proc-cpu.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const require = createRequire(join(root, "packages", "core", "package.json"));
-const bcrypt = require("bcrypt");
 const argv = process.argv.slice(2);
 const arg = (name, fallback) => {
   const i = argv.indexOf(name);
@@ -38,59 +31,14 @@ function generate(n) {
   return `${lines.join("\r\n")}\r\n`;
 }
 
-/** CPU time (user + system) the process has used, in milliseconds (/proc/PID/stat, 100 Hz ticks). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+const cpuMs = (pid) => Math.round(cpuSeconds(pid) * 1000);
 
-function status(pid) {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0);
-  return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
-}
-
-const dir = mkdtempSync(join(tmpdir(), "svc-bench-m3u-"));
-const password = "bench-password";
-const config = {
-  server: { listen: "127.0.0.1:0", data_dir: join(dir, "data") },
-  auth: {
-    users: [{ username: "admin", password_hash: bcrypt.hashSync(password, 4), role: "admin" }],
-  },
-};
-writeFileSync(join(dir, "gateway.yaml"), JSON.stringify(config));
-const proc = spawn(
-  process.execPath,
-  [
-    ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
-    join(root, "apps", "gateway-full", "dist", "main.js"),
-    "--config",
-    join(dir, "gateway.yaml"),
-  ],
-  {
-    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-let out = "";
-const base = await new Promise((resolve, reject) => {
-  proc.stdout.on("data", (d) => {
-    out += d;
-    const m = /^listening on (http:\/\/\S+)$/m.exec(out);
-    if (m) resolve(m[1]);
-  });
-  proc.once("exit", (code) => reject(new Error(`gateway exited ${code}`)));
+const gw = await startFullGateway({
+  nodeArgs: cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [],
+  keep,
 });
-
+const { proc, base, auth } = gw;
 try {
-  const login = await (
-    await fetch(`${base}/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "admin", password }),
-    })
-  ).json();
-  const auth = { authorization: `Bearer ${login.token}`, "content-type": "application/json" };
   const content = generate(entries);
   const timed = async (label, url, body) => {
     const t0 = performance.now();
@@ -106,7 +54,7 @@ try {
     if (res.status >= 300) throw new Error(`${label}: ${res.status} ${text.slice(0, 200)}`);
     return { ms, cpu, text };
   };
-  const idle = status(proc.pid);
+  const idle = memoryKiB(proc.pid);
   const preview = await timed("preview", `${base}/v1/admin/import/m3u`, { content, apply: false });
   const previewed = JSON.parse(preview.text);
   const apply = await timed("apply", `${base}/v1/admin/import/m3u`, {
@@ -116,7 +64,7 @@ try {
   });
   const applied = JSON.parse(apply.text);
   const exported = await timed("export", `${base}/v1/admin/exports/m3u`);
-  const peak = status(proc.pid);
+  const peak = memoryKiB(proc.pid);
   const exportedEntries = (exported.text.match(/^#EXTINF/gm) ?? []).length;
   if (applied.created !== entries || exportedEntries !== entries)
     throw new Error(`expected ${entries}, created ${applied.created}, exported ${exportedEntries}`);
@@ -134,7 +82,5 @@ try {
   console.log(`RSS before import  ${mib(idle.rss)} MiB`);
   console.log(`peak RSS growth    ${mib(peak.hwm - idle.rss)} MiB (VmHWM ${mib(peak.hwm)} MiB)`);
 } finally {
-  proc.kill("SIGTERM");
-  await new Promise((r) => proc.once("exit", r));
-  if (!keep) rmSync(dir, { recursive: true, force: true });
+  await gw.stop();
 }

@@ -6,17 +6,11 @@
 // Loopback only: the list origin listens on 127.0.0.1; the channel sources point at
 // 127.0.0.1:9 and are never contacted.
 //   node bench/m3u-source-sync.mjs [--entries 40000] [--keep]
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { startFullGateway } from "./full-gateway.mjs";
+import { cpuSeconds, memoryKiB } from "./proc-cpu.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const require = createRequire(join(root, "packages", "core", "package.json"));
-const bcrypt = require("bcrypt");
 const argv = process.argv.slice(2);
 const arg = (name, fallback) => {
   const i = argv.indexOf(name);
@@ -50,15 +44,7 @@ function lists(n) {
   };
 }
 
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-function status(pid) {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0);
-  return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
-}
+const cpuMs = (pid) => Math.round(cpuSeconds(pid) * 1000);
 
 const { first, second, expect } = lists(entries);
 let served = first;
@@ -68,44 +54,12 @@ const origin = createServer((_req, res) => {
 await new Promise((resolve) => origin.listen(0, "127.0.0.1", resolve));
 const listUrl = `http://127.0.0.1:${origin.address().port}/list.m3u`;
 
-const dir = mkdtempSync(join(tmpdir(), "svc-bench-m3u-source-"));
-const password = "bench-password";
-const config = {
-  server: { listen: "127.0.0.1:0", data_dir: join(dir, "data") },
-  auth: {
-    users: [{ username: "admin", password_hash: bcrypt.hashSync(password, 4), role: "admin" }],
-  },
-  security: { allowed_hosts: ["127.0.0.1"] },
-  extensions: { m3u_sources: true },
-};
-writeFileSync(join(dir, "gateway.yaml"), JSON.stringify(config));
-const proc = spawn(
-  process.execPath,
-  [join(root, "apps", "gateway-full", "dist", "main.js"), "--config", join(dir, "gateway.yaml")],
-  {
-    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-let out = "";
-const base = await new Promise((resolve, reject) => {
-  proc.stdout.on("data", (d) => {
-    out += d;
-    const m = /^listening on (http:\/\/\S+)$/m.exec(out);
-    if (m) resolve(m[1]);
-  });
-  proc.once("exit", (code) => reject(new Error(`gateway exited ${code}`)));
+const gw = await startFullGateway({
+  config: { security: { allowed_hosts: ["127.0.0.1"] }, extensions: { m3u_sources: true } },
+  keep,
 });
-
+const { proc, base, auth } = gw;
 try {
-  const login = await (
-    await fetch(`${base}/v1/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "admin", password }),
-    })
-  ).json();
-  const auth = { authorization: `Bearer ${login.token}`, "content-type": "application/json" };
   const created = await fetch(`${base}/v1/admin/m3u-sources`, {
     method: "POST",
     headers: auth,
@@ -124,17 +78,17 @@ try {
     if (!body.ok) throw new Error(`${label}: ${JSON.stringify(body)}`);
     return { ms, cpu: cpuMs(proc.pid) - c0, status: body.status };
   };
-  const idle = status(proc.pid);
+  const idle = memoryKiB(proc.pid);
   const initial = await sync("initial");
   if (initial.status.created !== entries)
     throw new Error(`initial: created ${initial.status.created}, expected ${entries}`);
-  const afterInitial = status(proc.pid);
+  const afterInitial = memoryKiB(proc.pid);
   // Linux: "5" resets VmHWM to the current RSS, so the second peak is the 1 % sync's own.
   writeFileSync(`/proc/${proc.pid}/clear_refs`, "5");
-  const beforeChanged = status(proc.pid);
+  const beforeChanged = memoryKiB(proc.pid);
   served = second;
   const changed = await sync("1 % changed");
-  const peak = status(proc.pid);
+  const peak = memoryKiB(proc.pid);
   const got = {
     created: changed.status.created,
     updated: changed.status.updated,
@@ -158,8 +112,6 @@ try {
     `1 % changed sync     peak RSS growth ${mib(peak.hwm - beforeChanged.rss)} MiB (from ${mib(beforeChanged.rss)} MiB to VmHWM ${mib(peak.hwm)} MiB)`,
   );
 } finally {
-  proc.kill("SIGTERM");
-  await new Promise((r) => proc.once("exit", r));
+  await gw.stop();
   origin.close();
-  if (!keep) rmSync(dir, { recursive: true, force: true });
 }

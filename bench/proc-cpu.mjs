@@ -1,5 +1,5 @@
-// CPU time of a process from Linux /proc, for the benches: the one reader of
-// /proc/<pid>/stat the CPU figures of bench/*.mjs share. Loopback benches only.
+// CPU time and memory of a process from Linux /proc, for the benches: the one reader of
+// /proc/<pid>/stat and /status the figures of bench/*.mjs share. Loopback benches only.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -13,4 +13,11 @@ export function cpuSeconds(pid) {
   // utime [11], stime [12] (proc(5) fields 14 and 15).
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+/** The resident set now (`VmRSS`) and its peak (`VmHWM`) of a process, in KiB (/proc/<pid>/status). */
+export function memoryKiB(pid) {
+  const text = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0);
+  return { rss: kib("VmRSS"), hwm: kib("VmHWM") };
 }

@@ -29,7 +29,8 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
 import { authSection } from "../tests/dist/harness/users.js";
-import { cpuSeconds } from "./proc-cpu.mjs";
+import { writeNginxConf } from "./nginx-conf.mjs";
+import { cpuSeconds, memoryKiB } from "./proc-cpu.mjs";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -46,8 +47,7 @@ const PHASES = new Set(arg("phases", "segmenter,viewers,cold").split(","));
 spawnSync("taskset", ["-cp", CLIENT_CPU, String(process.pid)]);
 const pin = (pid) => spawnSync("taskset", ["-a", "-cp", CPU, String(pid)]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const rssMiB = (pid) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const rssMiB = (pid) => memoryKiB(pid).rss / 1024;
 const out = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 out({
@@ -245,34 +245,17 @@ for (let round = 1; round <= (PHASES.has("viewers") ? 2 : 0); round++) {
   await gw.stop();
 
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const conf = join(work, "nginx.conf");
-  writeFileSync(
-    conf,
-    `user root;
-worker_processes 1;
-daemon off;
-pid ${work}/nginx.pid;
-error_log ${work}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path ${work}/body;
-  proxy_temp_path ${work}/proxy;
-  fastcgi_temp_path ${work}/fastcgi;
-  uwsgi_temp_path ${work}/uwsgi;
-  scgi_temp_path ${work}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    root ${www};
-    limit_rate ${Math.round(RATE)};
-  }
-}
-`,
-  );
-  const nginx = spawn("taskset", ["-c", CPU, "nginx", "-c", conf, "-p", work], {
-    stdio: "ignore",
+  const conf = writeNginxConf(join(work, `nginx-${round}`), {
+    port,
+    body: `root ${www};\n    limit_rate ${Math.round(RATE)};`,
   });
+  const nginx = spawn(
+    "taskset",
+    ["-c", CPU, "nginx", "-c", conf, "-p", join(work, `nginx-${round}`)],
+    {
+      stdio: "ignore",
+    },
+  );
   await sleep(1000);
   const workers = spawnSync("pgrep", ["-P", String(nginx.pid)], { encoding: "utf8" })
     .stdout.trim()
