@@ -22,18 +22,12 @@
  * the event loop's delay each second).
  */
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { startDashLiveSource } from "../tests/dist/harness/dash-live-source.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
-import { CHROMIUM_ARGS, startHlsJsPage } from "../tests/dist/harness/hlsjs-page.js";
+import { launchChromium, startHlsJsPage } from "../tests/dist/harness/hlsjs-page.js";
 import { authSection } from "../tests/dist/harness/users.js";
 import { cpuSeconds } from "./proc-cpu.mjs";
-
-// playwright-core is the tests' devDependency (as hls.js is): resolved from there.
-const { chromium } = createRequire(new URL("../tests/package.json", import.meta.url))(
-  "playwright-core",
-);
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -88,11 +82,7 @@ try {
   process.stdout.write(
     `gateway: ${/#EXT-X-PART-INF:.*/.exec(media)?.[0]} ${/#EXT-X-SERVER-CONTROL:.*/.exec(media)?.[0]}\n`,
   );
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
   const tab = await browser.newPage();
   const trace = [];
   if (TRACE) {

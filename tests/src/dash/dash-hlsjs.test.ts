@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { CHROMIUM, launchChromium, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { authSection } from "../harness/users.js";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
   skip: existsSync(CHROMIUM) ? false : "chromium not installed",
@@ -30,11 +28,7 @@ describe("hls.js in headless Chromium plays a DASH channel (LL-HLS)", {
       },
       channels: [{ id: "d1", title: "d1", ingress: "dash", source_url: src.mpdUrl }],
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

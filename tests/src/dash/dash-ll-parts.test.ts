@@ -2,16 +2,14 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { validateMediaPlaylist } from "@svc/playback/playlist-validator";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-source.js";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { CHROMIUM, launchChromium, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { tagUris, uriLines } from "../harness/media-probe.js";
 import { hasNginx, startNginxFront } from "../harness/nginx-front.js";
 import { until } from "../harness/until.js";
 import { authSection } from "../harness/users.js";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 interface ListedPart {
   readonly msn: number;
@@ -303,11 +301,7 @@ describe("LL-HLS parts from a one-frame-per-chunk LL-DASH source (issue 13 item 
   }, async () => {
     let browser: Browser | undefined;
     try {
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: CHROMIUM_ARGS,
-      });
+      browser = await launchChromium();
       const tab = await browser.newPage();
       const master = `${gw.url}/v1/play/d1/index.m3u8`;
       const { end } = await playFor(tab, page.origin, master, 10);

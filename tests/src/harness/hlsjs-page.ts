@@ -3,6 +3,10 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { type Browser, chromium } from "playwright-core";
+
+/** Debian's chromium, which the hls.js suites drive (they skip without it). */
+export const CHROMIUM = "/usr/bin/chromium";
 
 /** The arguments Debian's chromium needs to run headless in a container, offline. */
 export const CHROMIUM_ARGS = [
@@ -15,6 +19,11 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
   "--autoplay-policy=no-user-gesture-required",
 ];
+
+/** Headless {@link CHROMIUM} with {@link CHROMIUM_ARGS}, for a suite's hls.js tabs. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>hls.js</title></head>

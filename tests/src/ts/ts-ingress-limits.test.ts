@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { type GatewayProcess, startGateway } from "../harness/gateway-process.js";
-import { CHROMIUM_ARGS, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
+import { CHROMIUM, launchChromium, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { login, requestJson } from "../harness/http-client.js";
 import { startTsLiveOrigin, type TsLiveOrigin } from "../harness/ts-live-origin.js";
 import { until } from "../harness/until.js";
@@ -20,8 +20,6 @@ before(async () => {
 after(async () => {
   await origin?.stop();
 });
-
-const CHROMIUM = "/usr/bin/chromium";
 
 describe("ingress: ts, viewers and the upstream limit (full binary)", () => {
   let gw: GatewayProcess;
@@ -155,11 +153,7 @@ describe("hls.js in headless Chromium plays a ts channel", {
         },
       ],
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
