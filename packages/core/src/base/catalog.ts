@@ -88,7 +88,7 @@ export function compareChannels(a: Channel, b: Channel): number {
  */
 export function resolveChannelSource(
   channel: Pick<Channel, "source_url" | "upstream" | "path">,
-  catalog: ChannelCatalog,
+  catalog: Pick<ChannelCatalog, "upstream">,
 ): string | undefined {
   if (channel.source_url !== "") return channel.source_url;
   const upstream = catalog.upstream(channel.upstream);

@@ -161,8 +161,8 @@ function carryFallbackSecrets(
   const sources = written.map((w, i) => {
     const was = stored[i];
     const carried = carrySecrets({
-      from: was === undefined ? undefined : sourceOrigin(resolveSource(was, catalog)),
-      to: sourceOrigin(resolveSource(w, catalog)),
+      from: was === undefined ? undefined : sourceOrigin(resolveChannelSource(was, catalog)),
+      to: sourceOrigin(resolveChannelSource(w, catalog)),
       stored: { headers: was?.headers ?? {}, keys: {} },
       written: { headers: w.headers, keys: {} },
       mode: "replace",
@@ -171,10 +171,6 @@ function carryFallbackSecrets(
     return { ...w, headers: carried.headers };
   });
   return { sources, dropped };
-}
-
-function resolveSource(s: FallbackSource, catalog: Pick<ChannelCatalog, "upstream">) {
-  return resolveChannelSource(s, { get: () => undefined, list: () => [], ...catalog });
 }
 
 /** Commits the inline profile (a new egress revision) and then the channel. */

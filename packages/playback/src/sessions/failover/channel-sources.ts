@@ -27,10 +27,9 @@ export function resolveChannelSources(
   channel: Channel,
   catalog: Pick<ChannelCatalog, "upstream">,
 ): ResolvedSource[] {
-  const lookup: ChannelCatalog = { get: () => undefined, list: () => [], ...catalog };
   const out: ResolvedSource[] = [];
   const add = (index: number, src: FallbackSource) => {
-    const url = resolveChannelSource(src, lookup);
+    const url = resolveChannelSource(src, catalog);
     if (url === undefined) return;
     out.push({
       index,
