@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { GatewayError } from "@svc/core/errors";
 import { defineRoutes, routesOf } from "@svc/core/route-table";
-import type { PlayGrant } from "@svc/playback/play";
 import type { Context, Hono } from "hono";
 import { type AdminContext, requestBase } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
@@ -10,7 +9,8 @@ import { PLAYBACK_KEY } from "../http/route-access.js";
 import { escapeXml } from "../services/guide/xml-escape.js";
 import { deviceIdOf } from "../services/hdhomerun/device-id.js";
 import { type TunerChannel, tunerLineup } from "../services/hdhomerun/tuner-lineup.js";
-import type { PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
+import { keyChannels, type PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
+import { keyGrant } from "./key-playback.js";
 
 /** What the device says it is: a tuner without transcoding (no `hdtc` in the model). */
 export const HDHR_MODEL = "HDHR5-4US";
@@ -99,9 +99,6 @@ export function tunerCountOf(ctx: AdminContext, key: PlaybackKeyRecord): number 
   return key.maxConnections ?? ctx.config.extensions.hdhomerun.tuner_count;
 }
 
-const keyScope = (key: PlaybackKeyRecord) =>
-  key.channelIds.length === 0 ? null : new Set(key.channelIds);
-
 /** An opaque `DeviceAuth`, stable per key, derived from its id (never from its secret). */
 const deviceAuthOf = (keyId: string) =>
   createHash("sha256").update(`hdhomerun-auth\0${keyId}`).digest("base64url").slice(0, 24);
@@ -124,7 +121,7 @@ export function createHdhomerunRoutes(ctx: AdminContext): Hono<AdminEnv> {
   const settings = ctx.config.extensions.hdhomerun;
   const baseOf = (c: Context<AdminEnv>) => `${requestBase(ctx, c)}/p/${c.req.param("token")}/hdhr`;
   const lineupOf = (key: PlaybackKeyRecord): TunerChannel[] =>
-    tunerLineup(ctx.channels.list(), keyScope(key));
+    tunerLineup(ctx.channels.list(), keyChannels(key));
 
   return routesOf(
     hdhomerunRoutes,
@@ -213,12 +210,8 @@ export function createHdhomerunRoutes(ctx: AdminContext): Hono<AdminEnv> {
         if (c.req.method === "HEAD") return c.body(null, 200, head);
         const door = ctx.streamDoor;
         if (door === undefined) throw new GatewayError("not_ready", "no playback stack");
-        const grant: PlayGrant = {
-          channels: keyScope(key),
-          pathPrefix: `/p/${c.req.param("token")}/play`,
-          urlQuery: "",
-          connections: { keyId: key.id, max: tunerCountOf(ctx, key) },
-        };
+        // The key's tuners are its connection seats (`TunerCount`).
+        const grant = keyGrant(key, `/p/${c.req.param("token")}/play`, tunerCountOf(ctx, key));
         try {
           return await door(c as unknown as Parameters<typeof door>[0], tuned.channel.id, grant);
         } catch (err) {

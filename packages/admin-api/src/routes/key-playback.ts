@@ -14,6 +14,7 @@ import {
   checkPlaybackKeyFresh,
   unauthorizedKey,
 } from "../services/playback-keys/authorize-key.js";
+import { keyChannels, type PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
 
 /**
  * `/p/{token}/…` → the key segment and, under `play/{id}/`, the channel id. `hdhr`: the
@@ -110,9 +111,8 @@ export function createKeyPlaylistRoute(ctx: AdminContext): Hono<AdminEnv> {
       const key = c.get("playbackKey");
       const token = c.req.param("token");
       const base = requestBase(ctx, c);
-      const scope = key.channelIds.length === 0 ? null : new Set(key.channelIds);
       const pieces = channelPlaylistPieces(
-        playlistChannels(ctx.channels.list(), scope),
+        playlistChannels(ctx.channels.list(), keyChannels(key)),
         (ch) => `${base}/p/${token}/play/${encodeURIComponent(ch.id)}/index.m3u8`,
         { guideUrl: ctx.guide.active() ? `${base}/v1/epg.xml.gz` : undefined },
       );
@@ -132,12 +132,23 @@ export async function keyPlayGrant(c: Context<AppEnv>): Promise<PlayGrant> {
   const key = (c as unknown as Context<AdminEnv>).get("playbackKey");
   const token = c.req.param("token");
   if (key === undefined || token === undefined) throw unauthorizedKey();
+  return keyGrant(key, `/p/${token}/play`);
+}
+
+/**
+ * What a playback key may play, as the play routes read it, with generated URLs under
+ * `pathPrefix` (`/p/{token}/play`, or an Xtream login's): its channels, and its
+ * `max_connections` seats (extensions "Connection limits"), `max` by default.
+ */
+export function keyGrant(
+  key: PlaybackKeyRecord,
+  pathPrefix: string,
+  max: number | null = key.maxConnections,
+): PlayGrant {
   return {
-    channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
-    pathPrefix: `/p/${token}/play`,
+    channels: keyChannels(key),
+    pathPrefix,
     urlQuery: "",
-    ...(key.maxConnections === null
-      ? {}
-      : { connections: { keyId: key.id, max: key.maxConnections } }),
+    ...(max === null ? {} : { connections: { keyId: key.id, max } }),
   };
 }

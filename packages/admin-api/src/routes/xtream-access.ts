@@ -6,6 +6,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AdminContext } from "../context/admin-context.js";
 import type { PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
 import { checkXtreamLogin, createXtreamLoginGuard } from "../services/xtream/xtream-login.js";
+import { keyGrant } from "./key-playback.js";
 
 /** What the access record of one Xtream request names: the key and, for a stream, the channel. */
 interface Use {
@@ -81,15 +82,12 @@ export function createXtreamAccess(ctx: AdminContext) {
       const key = await login(c, username, password);
       if (key === undefined) throw unauthorized();
       uses.set(c, { key, channelId });
-      return {
-        channels: key.channelIds.length === 0 ? null : new Set(key.channelIds),
-        pathPrefix: `/live/${encodeURIComponent(username)}/${encodeURIComponent(password)}/play`,
-        urlQuery: "",
-        // Extensions "Connection limits": every stream under the key takes one of its seats.
-        ...(key.maxConnections === null
-          ? {}
-          : { connections: { keyId: key.id, max: key.maxConnections } }),
-      };
+      // Generated URLs keep the login in the path; every stream under the key takes one of
+      // its seats (extensions "Connection limits").
+      return keyGrant(
+        key,
+        `/live/${encodeURIComponent(username)}/${encodeURIComponent(password)}/play`,
+      );
     },
   };
 }

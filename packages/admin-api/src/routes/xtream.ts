@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import { type AdminContext, requestBase } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
 import { XTREAM_LOGIN } from "../http/route-access.js";
-import type { PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
+import { keyChannels, type PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
 import { connectionFigures } from "../services/xtream/connections.js";
 import {
   epgListings,
@@ -167,11 +167,9 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
     if (cached?.list !== list) cached = { list, ids: new StreamIds(list) };
     return cached.ids;
   };
-  const scopeOf = (key: PlaybackKeyRecord) =>
-    key.channelIds.length === 0 ? null : new Set(key.channelIds);
   /** The key's enabled channels in catalog order. */
   const channelsOf = (key: PlaybackKeyRecord) =>
-    playlistChannels(ctx.channels.list(), scopeOf(key));
+    playlistChannels(ctx.channels.list(), keyChannels(key));
   const logoUrl = (base: string) => (ch: Channel) =>
     ch.logo_url || `${base}/v1/logo/${encodeURIComponent(ch.id)}`;
 
@@ -211,7 +209,7 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
     const streamId = Number(params.get("stream_id"));
     const channelId = Number.isSafeInteger(streamId) ? streamIds().channel(streamId) : undefined;
     const ch = channelId === undefined ? undefined : ctx.channels.get(channelId);
-    const scope = scopeOf(key);
+    const scope = keyChannels(key);
     if (ch === undefined || ch.disabled || (scope !== null && !scope.has(ch.id)))
       return { epg_listings: [] };
     const rawLimit = Number(params.get("limit") ?? "4");
@@ -290,7 +288,7 @@ export function createXtreamRoutes(ctx: AdminContext, deps: XtreamRouteDeps): Ho
           if (ch === undefined || ch.disabled)
             throw new GatewayError("not_found", "no such stream");
           access.noteChannel(c, ch.id);
-          const scope = scopeOf(key);
+          const scope = keyChannels(key);
           if (scope !== null && !scope.has(ch.id))
             throw new GatewayError("forbidden", "channel not covered by this Xtream login");
           // Served by the play routes under the same login, on this connection: the HLS

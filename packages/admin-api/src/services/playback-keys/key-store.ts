@@ -34,6 +34,11 @@ export function renderScope(k: PlaybackKeyRecord) {
   return { all: k.channelIds.length === 0, channel_ids: k.channelIds };
 }
 
+/** The channels a key may play: null for every channel (an empty scope). */
+export function keyChannels(k: PlaybackKeyRecord): ReadonlySet<string> | null {
+  return k.channelIds.length === 0 ? null : new Set(k.channelIds);
+}
+
 /**
  * Playback keys mirrored in memory (by id and by digest) over the state
  * database: the key gate's lookup on every `/p/` request is a map lookup,
