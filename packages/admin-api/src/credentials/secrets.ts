@@ -44,8 +44,6 @@ export function newPlaybackKeyPlaintext(): string {
 }
 
 /** Extensions "Xtream Codes output": a generated Xtream password is 20 base62 characters. */
-export const XTREAM_PASSWORD_SHAPE = /^[0-9A-Za-z]{20}$/;
-
 export function newXtreamPassword(): string {
   return randomBase62(20);
 }

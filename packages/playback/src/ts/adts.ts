@@ -73,8 +73,3 @@ export function adtsHeader(c: AacConfig, frameLength: number): Buffer {
   h[6] = 0xfc;
   return h;
 }
-
-/** Sampling frequencies of the ADTS index (14496-3 Table 1.18). */
-export const AAC_FREQUENCIES = [
-  96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350,
-] as const;

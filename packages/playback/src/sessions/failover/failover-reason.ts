@@ -16,15 +16,6 @@ export type FailoverReason =
   /** The answer is not the media the channel's ingress expects. */
   | "not_media";
 
-export const FAILOVER_REASONS: readonly FailoverReason[] = [
-  "http_error",
-  "connect_error",
-  "no_bytes",
-  "no_video",
-  "dropped",
-  "not_media",
-];
-
 /** The reason of an `openUpstream` failure message (`upstream answered 404`, a timeout, …). */
 export function reasonOfFetchFailure(kind: string, message: string): FailoverReason {
   if (kind === "status" || /answered \d{3}/.test(message)) return "http_error";
