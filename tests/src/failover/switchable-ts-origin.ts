@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { pidAt } from "../ts/stream-ts-checks.js";
 
 /**
  * What a path of the origin does: `live` streams; `stall` keeps connections open without a
@@ -99,9 +100,7 @@ export async function startSwitchableTsOrigin(): Promise<SwitchableTsOrigin> {
 
 function withoutPid(packets: Buffer, pid: number): Buffer {
   const kept: Buffer[] = [];
-  for (let at = 0; at + 188 <= packets.length; at += 188) {
-    const p = packets.subarray(at, at + 188);
-    if (((((p[1] ?? 0) & 0x1f) << 8) | (p[2] ?? 0)) !== pid) kept.push(p);
-  }
+  for (let i = 0; (i + 1) * 188 <= packets.length; i += 1)
+    if (pidAt(packets, i) !== pid) kept.push(packets.subarray(i * 188, (i + 1) * 188));
   return Buffer.concat(kept);
 }

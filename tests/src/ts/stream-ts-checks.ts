@@ -34,7 +34,7 @@ export function continuityErrors(b: Buffer): number {
   let errors = 0;
   for (let at = 0; at + 188 <= b.length; at += 188) {
     assert.equal(b[at], 0x47, `sync byte at ${at}`);
-    const pid = ((b[at + 1]! & 0x1f) << 8) | b[at + 2]!;
+    const pid = pidAt(b, at / 188);
     if ((b[at + 3]! & 0x10) === 0) continue;
     const cc = b[at + 3]! & 0x0f;
     const prev = last.get(pid);
@@ -49,7 +49,7 @@ export function pcrPids(b: Buffer): Set<number> {
   const pids = new Set<number>();
   for (let at = 0; at + 188 <= b.length; at += 188)
     if ((b[at + 3]! & 0x20) !== 0 && b[at + 4]! > 0 && (b[at + 5]! & 0x10) !== 0)
-      pids.add(((b[at + 1]! & 0x1f) << 8) | b[at + 2]!);
+      pids.add(pidAt(b, at / 188));
   return pids;
 }
 

@@ -9,6 +9,7 @@ import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
 import { startTsLiveOrigin, type TsLiveOrigin } from "../harness/ts-live-origin.js";
 import { until } from "../harness/until.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+import { pidAt } from "./stream-ts-checks.js";
 
 // One encoder for the whole suite (issue 33): every gateway below reads the same stream.
 let origin: TsLiveOrigin;
@@ -150,8 +151,7 @@ describe("ingress: ts through the lite binary", () => {
     assert.equal(seg.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.equal(seg.bytes.length % 188, 0);
     assert.equal(seg.bytes[0], 0x47);
-    const pidOf = (at: number) => ((seg.bytes[at + 1]! & 0x1f) << 8) | seg.bytes[at + 2]!;
-    assert.equal(pidOf(0), 0, "PAT first");
+    assert.equal(pidAt(seg.bytes, 0), 0, "PAT first");
     assert.equal(seg.bytes[5], 0x00, "table_id 0");
     assert.equal(seg.bytes[188 + 5], 0x02, "then the PMT");
     const p = probeSegment(seg.bytes, "t1-last.ts");

@@ -8,6 +8,7 @@ import { pause } from "../dash/scheduler/rendition-pump.js";
 import { egressRelayFetch } from "../hls/egress-fetch.js";
 import { PacketReader } from "../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
+import { packetPid } from "../ts/ts-packet.js";
 import { type FailoverReason, reasonOfFetchFailure } from "./failover/failover-reason.js";
 import { createHlsFailbackProbe } from "./failover/hls-failback-probe.js";
 import {
@@ -380,8 +381,7 @@ export class TsPackager implements Packager {
       const stallMs = this.o.stallMs ?? DEFAULT_STALL_MS;
       const now = Date.now();
       const pid = this.cutter.videoPid;
-      if (pid < 0 || packets.some((p) => ((((p[1] ?? 0) & 0x1f) << 8) | (p[2] ?? 0)) === pid))
-        conn.lastVideoMs = now;
+      if (pid < 0 || packets.some((p) => packetPid(p) === pid)) conn.lastVideoMs = now;
       else if (now - conn.lastVideoMs > stallMs)
         return {
           why: `source sent no video for ${stallMs / 1000} s`,

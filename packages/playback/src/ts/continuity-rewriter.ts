@@ -1,4 +1,4 @@
-import { NULL_PID, PACKET_SIZE } from "./ts-packet.js";
+import { NULL_PID, PACKET_SIZE, packetPid } from "./ts-packet.js";
 
 /**
  * Makes one viewer's copy of a transport stream continuous (ISO/IEC 13818-1 2.4.3.3):
@@ -30,7 +30,7 @@ export class ContinuityRewriter {
   rewrite(packets: readonly Buffer[]): Buffer[] {
     const out: Buffer[] = [];
     for (const p of packets) {
-      const pid = ((p[1]! & 0x1f) << 8) | p[2]!;
+      const pid = packetPid(p);
       if (pid === NULL_PID) continue;
       const b3 = p[3]!;
       const hasPayload = (b3 & 0x10) !== 0;

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { packet } from "@svc/test-kits/ts-builder";
 import { PacketReader } from "./packet-reader.js";
+import { packetPid } from "./ts-packet.js";
 
 const pkts = (n: number) =>
   Array.from({ length: n }, (_, i) => packet({ pid: 0x100 + i, payload: Buffer.alloc(184, i) }));
-const pidsOf = (ps: Buffer[]) => ps.map((p) => ((p[1]! & 0x1f) << 8) | p[2]!);
+const pidsOf = (ps: Buffer[]) => ps.map(packetPid);
 
 /** Pushes `bytes` in chunks of `step` and gathers packets or the refusal. */
 function read(bytes: Buffer, step: number) {

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { program } from "@svc/test-kits/ts-builder";
 import { PTS_WRAP, readPesHeader } from "./pes.js";
 import { SegmentCutter, type TsSegment } from "./segment-cutter.js";
+import { packetPid } from "./ts-packet.js";
 
 /** PIDs of a segment's packets and the PTS of its first video PES. */
 function shape(seg: TsSegment) {
@@ -10,7 +11,7 @@ function shape(seg: TsSegment) {
   let firstVideoPts: number | undefined;
   for (let i = 0; i < seg.bytes.length; i += 188) {
     const p = seg.bytes.subarray(i, i + 188);
-    const pid = ((p[1]! & 0x1f) << 8) | p[2]!;
+    const pid = packetPid(p);
     pids.push(pid);
     if (pid === 0x100 && firstVideoPts === undefined) {
       const off = p[3]! & 0x20 ? 5 + p[4]! : 4;
@@ -19,8 +20,6 @@ function shape(seg: TsSegment) {
   }
   return { pids, firstVideoPts };
 }
-
-const pidOf = (p: Buffer) => ((p[1]! & 0x1f) << 8) | p[2]!;
 
 function cut(packets: Buffer[], targetSec: number, chunk = 5): TsSegment[] {
   const c = new SegmentCutter({ targetSec });
@@ -115,14 +114,15 @@ describe("SegmentCutter", () => {
     // cut (`discontinuity()`), where the last PES of the video and of the audio PID may be
     // truncated: both are dropped.
     const lastStart = (pid: number) =>
-      packets.findLastIndex((p) => pidOf(p) === pid && (p[1]! & 0x40) !== 0);
+      packets.findLastIndex((p) => packetPid(p) === pid && (p[1]! & 0x40) !== 0);
     const video = lastStart(0x100);
     const audio = lastStart(0x101);
     const kept = packets
       .slice(2)
       .filter(
         (p, i) =>
-          !(pidOf(p) === 0x100 && i + 2 >= video) && !(pidOf(p) === 0x101 && i + 2 >= audio),
+          !(packetPid(p) === 0x100 && i + 2 >= video) &&
+          !(packetPid(p) === 0x101 && i + 2 >= audio),
       );
     assert.ok(kept.length < packets.length - 2);
     assert.deepEqual(body, Buffer.concat(kept));

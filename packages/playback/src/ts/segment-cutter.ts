@@ -3,7 +3,7 @@ import { AccessUnitScanner, type VideoCodec } from "./nal-scan.js";
 import { PTS_CLOCK, ptsDelta, readPesHeader } from "./pes.js";
 import { type Pmt, parsePat, parsePmt, SectionAssembler } from "./psi.js";
 import { type PictureSize, spsPictureSize } from "./sps-resolution.js";
-import { PACKET_SIZE, PAT_PID, readPacketHeader } from "./ts-packet.js";
+import { PACKET_SIZE, PAT_PID, packetPid, readPacketHeader } from "./ts-packet.js";
 
 /** One cut segment: PAT and PMT, then the source's own 188-byte packets in order. */
 export interface TsSegment {
@@ -372,9 +372,4 @@ function finish(seg: OpenSegment, packets: readonly Buffer[], ticks: number): Ts
     discontinuity: seg.discontinuity,
     independent: seg.independent,
   };
-}
-
-/** PID of a 188-byte packet. */
-function packetPid(p: Buffer): number {
-  return ((p[1]! & 0x1f) << 8) | p[2]!;
 }

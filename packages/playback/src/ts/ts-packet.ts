@@ -18,6 +18,11 @@ export interface TsPacketHeader {
   readonly payloadOffset: number;
 }
 
+/** PID of a transport packet (its 13 bits after the sync byte). */
+export function packetPid(packet: Uint8Array): number {
+  return ((packet[1]! & 0x1f) << 8) | packet[2]!;
+}
+
 /**
  * Reads the header of `packet` (exactly 188 bytes, sync byte first). A transport error
  * or an adaptation field longer than the packet is reported as a packet without payload.
@@ -26,7 +31,7 @@ export interface TsPacketHeader {
 export function readPacketHeader(packet: Uint8Array): TsPacketHeader {
   const b1 = packet[1]!;
   const b3 = packet[3]!;
-  const pid = ((b1 & 0x1f) << 8) | packet[2]!;
+  const pid = packetPid(packet);
   const control = (b3 >> 4) & 0x3;
   let payloadOffset = 4;
   let randomAccess = false;

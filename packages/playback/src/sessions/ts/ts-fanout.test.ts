@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { packetPid } from "../../ts/ts-packet.js";
 import { BACKLOG_BYTES, TsFanout, type TsViewerSink } from "./ts-fanout.js";
 
 const packet = (pid: number, cc: number) => {
@@ -28,7 +29,7 @@ function sink(queued = 0) {
 const pids = (bytes: Buffer[]) => {
   const b = Buffer.concat(bytes);
   const out: number[] = [];
-  for (let at = 0; at < b.length; at += 188) out.push(((b[at + 1]! & 0x1f) << 8) | b[at + 2]!);
+  for (let at = 0; at < b.length; at += 188) out.push(packetPid(b.subarray(at)));
   return out;
 };
 
