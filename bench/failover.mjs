@@ -17,10 +17,11 @@
 // (`failback_sec` 3) before the next round. Prints one JSON line per round and a summary.
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
+import { failoverSession, mediaPlaylist } from "../tests/dist/failover/failover-checks.js";
 import { startSwitchableHlsOrigin } from "../tests/dist/failover/switchable-hls-origin.js";
 import { startSwitchableTsOrigin } from "../tests/dist/failover/switchable-ts-origin.js";
 import { startGateway } from "../tests/dist/harness/gateway-process.js";
-import { login, requestJson } from "../tests/dist/harness/http-client.js";
+import { login } from "../tests/dist/harness/http-client.js";
 import { ADMIN_PASSWORD, authSection } from "../tests/dist/harness/users.js";
 
 const arg = (name, fallback) => {
@@ -70,18 +71,10 @@ const gw = await startGateway("full", {
 spawnSync("taskset", ["-a", "-cp", CPU, String(gw.proc.pid)]);
 const admin = await login(gw.url, "admin", ADMIN_PASSWORD);
 
-async function session(id) {
-  const r = await requestJson(`${gw.url}/v1/status`, { token: admin });
-  return r.body.sessions.find((s) => s.channel_id === id);
-}
+const session = (id) => failoverSession(gw.url, admin, id);
 
 /** The channel's media playlist (its master playlist followed to the variant). */
-async function mediaPlaylist(id) {
-  const master = await (await fetch(`${gw.url}/v1/play/${id}/index.m3u8`)).text();
-  const uri = master.split("\n").find((l) => l !== "" && !l.startsWith("#"));
-  const url = new URL(uri, `${gw.url}/v1/play/${id}/`);
-  return (await fetch(url)).text();
-}
+const playlistOf = async (id) => (await mediaPlaylist(`${gw.url}/v1/play/${id}/index.m3u8`)).text;
 
 /** Segment URIs that follow an `#EXT-X-DISCONTINUITY` in `text`. */
 function afterDiscontinuity(text) {
@@ -105,7 +98,7 @@ function afterDiscontinuity(text) {
  */
 async function round(id, kind, fail, restore, targetSec) {
   const before = await session(id);
-  const known = afterDiscontinuity(await mediaPlaylist(id));
+  const known = afterDiscontinuity(await playlistOf(id));
   const t0 = Date.now();
   fail();
   let detectedAt;
@@ -117,7 +110,7 @@ async function round(id, kind, fail, restore, targetSec) {
       if (s.failovers > before.failovers) detectedAt = Date.now();
     }
     if (detectedAt !== undefined) {
-      const fresh = [...afterDiscontinuity(await mediaPlaylist(id))].filter((u) => !known.has(u));
+      const fresh = [...afterDiscontinuity(await playlistOf(id))].filter((u) => !known.has(u));
       if (fresh.length > 0) firstSegmentAt = Date.now();
     }
   }
@@ -155,7 +148,7 @@ for (const id of ["ts", "hls"]) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     // A play request starts the on-demand session.
-    const text = await mediaPlaylist(id).catch(() => "");
+    const text = await playlistOf(id).catch(() => "");
     const s = await session(id).catch(() => undefined);
     if (s?.state === "running" && text.includes("#EXTINF")) break;
     await sleep(500);
