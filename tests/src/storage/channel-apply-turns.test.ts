@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { createChannelStore } from "@svc/admin-api/channel-store";
 import { GatewayError } from "@svc/core/errors";
+import { storedChannel as channel } from "@svc/test-kits/channel";
 import { describeEachStorage, withStorage } from "../harness/each-storage.js";
-import { storedChannel as channel } from "../harness/stored-channel.js";
 
 const isConflict = (err: unknown) => err instanceof GatewayError && err.code === "conflict";
 const many = (n: number) =>

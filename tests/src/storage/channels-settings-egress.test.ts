@@ -4,8 +4,8 @@ import type { StoredEgressDocument } from "@svc/admin-api/egress-document";
 import type { EgressRow, SettingsRow } from "@svc/admin-api/storage/single-row-repository";
 import type { StoredChannel } from "@svc/admin-api/stored-channel";
 import { GatewayError } from "@svc/core/errors";
+import { storedChannel } from "@svc/test-kits/channel";
 import { describeEachStorage, type OpenedStorage, withStorage } from "../harness/each-storage.js";
-import { storedChannel } from "../harness/stored-channel.js";
 
 /** An epoch-ms time beyond 32 bits (PostgreSQL `bigint`, read back as a number). */
 const T = 1_767_312_245_123;

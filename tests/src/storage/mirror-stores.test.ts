@@ -6,8 +6,8 @@ import { createSettingsStore } from "@svc/admin-api/settings-store";
 import { parseConfig, readEnvironment } from "@svc/core/config";
 import { createEgressRoutes, createHostAllowlist } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
+import { storedChannel as channel } from "@svc/test-kits/channel";
 import { describeEachStorage, withStorage } from "../harness/each-storage.js";
-import { storedChannel as channel } from "../harness/stored-channel.js";
 
 const HASH = "$2b$04$abcdefghijklmnopqrstuu1234567890123456789012345678901";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Channel } from "@svc/core/catalog";
+import { channel as testChannel } from "@svc/test-kits/channel";
 import { channelPlaylistPieces, playlistChannels } from "./channel-playlist.js";
 
 /** The playlist as it was rendered whole before it streamed: the reference for the bytes. */
@@ -32,33 +33,18 @@ function referencePlaylist(
 }
 
 function channel(i: number): Channel {
-  return {
-    id: `ch ${i}/é`,
+  return testChannel(`ch ${i}/é`, {
     title: i % 7 === 0 ? `Kanal "${i}",\r\nÜbertragung 📺` : `Channel ${i}`,
     group: i % 3 === 0 ? "" : `Group "${i % 50}"`,
     logo_url: i % 5 === 0 ? "" : `http://127.0.0.1:9/logo/${i}.png`,
     epg_id: `ch${i}.test`,
     epg_name: i % 2 === 0 ? "" : `Name\n${i}`,
-    epg_source: "",
-    ingress: "hls",
     source_url: `http://127.0.0.1:9/${i}.m3u8`,
-    upstream: "",
-    path: "",
-    headers: {},
-    user_agent: "",
     on_demand: false,
-    autostart: false,
     disabled: i % 4 === 0,
-    prefer_height: null,
-    preferred_audio_languages: [],
     sort_order: i,
     guide_number: i % 6 === 1 ? `${i}.${i % 10}` : "",
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    fallback_sources: [],
-    revision: 1,
-  };
+  });
 }
 
 describe("channelPlaylistPieces", () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import type { Channel } from "@svc/core/catalog";
 import { createEgress, type Egress } from "@svc/core/egress";
+import { channel as testChannel } from "@svc/test-kits/channel";
 import {
   audio,
   KID_A,
@@ -26,34 +27,14 @@ const KEY = "00112233445566778899aabbccddeeff";
 const MAX = 4096;
 
 function channel(ingress: "hls" | "dash", extra: Partial<Channel> = {}): Channel {
-  return {
-    id: "probe-me",
+  return testChannel("probe-me", {
     title: "Probe me",
-    group: "",
-    logo_url: "",
-    epg_id: "",
-    epg_name: "",
-    epg_source: "",
     ingress,
     source_url: "",
-    upstream: "",
-    path: "",
     headers: { Authorization: SECRET, "X-Plain": "visible" },
     user_agent: "probe-agent/1",
-    on_demand: true,
-    autostart: false,
-    disabled: false,
-    prefer_height: null,
-    preferred_audio_languages: [],
-    sort_order: 0,
-    guide_number: "",
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    fallback_sources: [],
-    revision: 1,
     ...extra,
-  };
+  });
 }
 
 interface Hit {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { GatewayError } from "@svc/core/errors";
+import { storedChannel } from "@svc/test-kits/channel";
 import { openStateDatabase, type StateDatabase } from "../../db/client.js";
 import { channelRepository } from "../../storage/channels/channel-repository.js";
 import type { ChannelRepository } from "../../storage/channels/repository.js";
@@ -15,36 +16,7 @@ import { type ChannelStore, createChannelStore } from "./channel-store.js";
 // numbers"): a number another channel has is 409, a duplicate stored by a race blocks nothing.
 
 function channel(id: string, guide_number: string, revision = 1): StoredChannel {
-  return {
-    id,
-    title: id,
-    group: "",
-    logo_url: "",
-    epg_id: "",
-    epg_name: "",
-    epg_source: "",
-    ingress: "hls",
-    source_url: `http://127.0.0.1:9/${id}.m3u8`,
-    upstream: "",
-    path: "",
-    headers: {},
-    user_agent: "",
-    on_demand: true,
-    autostart: false,
-    disabled: false,
-    prefer_height: null,
-    preferred_audio_languages: [],
-    sort_order: 0,
-    guide_number,
-    max_viewers: null,
-    engine: "auto",
-    keys: {},
-    fallback_sources: [],
-    revision,
-    egress_mode: "auto",
-    egress_profile_id: null,
-    updated_at: 1,
-  };
+  return storedChannel(id, { guide_number, revision, updated_at: 1 });
 }
 
 /** The stored channel `id` written again with `over`, as the channel routes write it. */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { runToEnd } from "@svc/core/time-slices";
+import { storedChannel } from "@svc/test-kits/channel";
 import { openStateDatabase, type StateDatabase } from "../../db/client.js";
 import { channelRepository } from "../../storage/channels/channel-repository.js";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
@@ -54,36 +55,12 @@ describe("M3U source sync plan", () => {
     // A channel no source owns, on a URL the provider lists too: never adopted.
     await store.commit({
       put: [
-        {
-          id: "a",
+        storedChannel("a", {
           title: "Mine",
-          group: "",
-          logo_url: "",
           epg_id: "a",
-          epg_name: "",
-          epg_source: "",
-          ingress: "hls",
           source_url: url("a.m3u8"),
-          upstream: "",
-          path: "",
-          headers: {},
-          fallback_sources: [],
-          user_agent: "",
-          on_demand: true,
-          autostart: false,
-          disabled: false,
-          prefer_height: null,
-          preferred_audio_languages: [],
-          sort_order: 0,
-          guide_number: "",
-          max_viewers: null,
-          engine: "auto",
-          keys: {},
-          revision: 1,
-          egress_mode: "auto",
-          egress_profile_id: null,
           updated_at: 1,
-        },
+        }),
       ],
     });
   });
