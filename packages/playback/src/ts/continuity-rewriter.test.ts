@@ -73,4 +73,30 @@ describe("ContinuityRewriter", () => {
       [0x101, 10, false],
     ]);
   });
+
+  it("aligns a late viewer's join point to where the stream is, leaving the stream as it is", () => {
+    const cc = new ContinuityRewriter();
+    cc.rewrite([packet(0, 1), packet(0x100, 4)]);
+    cc.discontinuity();
+    cc.rewrite([packet(0x100, 11, { af: true }), packet(0x100, 12)]); // 5 and 6 on the stream
+    const join = cc.joinAligned([
+      packet(0, 9),
+      packet(0x100, 11),
+      packet(0x100, 3, { af: true, payload: false }),
+      packet(0x1fff, 0),
+      packet(0x100, 12),
+    ]);
+    assert.deepEqual(view(join), [
+      [0, 1, false],
+      [0x100, 5, false],
+      [0x100, 5, false],
+      [0x100, 6, false],
+    ]);
+    // The stream still owes PAT its discontinuity flag (a flag packet: no adaptation field).
+    assert.deepEqual(view(cc.rewrite([packet(0x100, 13), packet(0, 10)])), [
+      [0x100, 7, false],
+      [0, 1, true],
+      [0, 2, false],
+    ]);
+  });
 });

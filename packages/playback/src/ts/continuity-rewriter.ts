@@ -1,10 +1,11 @@
 import { NULL_PID, PACKET_SIZE, packetPid } from "./ts-packet.js";
 
 /**
- * Makes one viewer's copy of a transport stream continuous (ISO/IEC 13818-1 2.4.3.3):
- * every PID's continuity_counter counts on from what this viewer last received, across
- * its join (PAT and PMT copies, the packets since a random-access point) and across
- * source switches, so a player sees no continuity error. A source switch
+ * Makes a transport stream continuous (ISO/IEC 13818-1 2.4.3.3): every PID's
+ * continuity_counter counts on from what this stream last carried, across a join (PAT and
+ * PMT copies, the packets since a random-access point) and across source switches, so a
+ * player sees no continuity error. {@link joinAligned} starts another viewer on the same
+ * stream mid-way. A source switch
  * ({@link discontinuity}) sets discontinuity_indicator (2.4.3.5) on the next packet of
  * each PID; a packet without an adaptation field gets an adaptation-only packet before
  * it that carries the flag. Null packets are dropped: they carry nothing and a viewer
@@ -24,6 +25,31 @@ export class ContinuityRewriter {
   discontinuity(): void {
     this.switched = true;
     this.flagged = new Set();
+  }
+
+  /**
+   * A join point for a viewer that starts following this stream now: `packets` are a
+   * random-access point's PSI copies and every packet this stream carried since that
+   * point, newest last. Each PID's counters are set backwards from the counter this stream
+   * last gave it, so the viewer's copy ends exactly where the stream is and its next
+   * packets follow with no break; this stream's own state is left as it is. Null packets
+   * are dropped; a packet is copied only when it changes.
+   */
+  joinAligned(packets: readonly Buffer[]): Buffer[] {
+    /** Per PID, the counter the packet before (in stream order) must carry. */
+    const before = new Map<number, number>();
+    const out: Buffer[] = [];
+    for (let i = packets.length - 1; i >= 0; i -= 1) {
+      const p = packets[i]!;
+      const pid = packetPid(p);
+      if (pid === NULL_PID) continue;
+      const b3 = p[3]!;
+      const cc = before.get(pid) ?? this.last.get(pid) ?? b3 & 0x0f;
+      // 2.4.3.3: only a packet with payload moved the counter from the one before it.
+      before.set(pid, (b3 & 0x10) !== 0 ? (cc - 1) & 0x0f : cc);
+      out.push((b3 & 0x0f) === cc ? p : withCounter(p, cc));
+    }
+    return out.reverse();
   }
 
   /** Packets rewritten for this viewer; a packet is copied only when it changes. */
@@ -47,14 +73,21 @@ export class ContinuityRewriter {
         } else out.push(flagPacket(pid, prev ?? (cc - (hasPayload ? 1 : 0)) & 0x0f));
       }
       if ((b3 & 0x0f) !== cc) {
-        if (packet === p) packet = Buffer.from(p);
-        packet[3] = (b3 & 0xf0) | cc;
+        if (packet === p) packet = withCounter(p, cc);
+        else packet[3] = (b3 & 0xf0) | cc;
       }
       this.last.set(pid, cc);
       out.push(packet);
     }
     return out;
   }
+}
+
+/** A copy of `p` with continuity_counter `cc`. */
+function withCounter(p: Buffer, cc: number): Buffer {
+  const copy = Buffer.from(p);
+  copy[3] = (p[3]! & 0xf0) | cc;
+  return copy;
 }
 
 /** An adaptation-field-only packet of `pid` with discontinuity_indicator set, then stuffing. */

@@ -33,6 +33,21 @@ const pids = (bytes: Buffer[]) => {
   return out;
 };
 
+/** Breaks in each PID's continuity counter over what a viewer got (packets with payload). */
+const breaks = (bytes: Buffer[]) => {
+  const b = Buffer.concat(bytes);
+  const last = new Map<number, number>();
+  let n = 0;
+  for (let at = 0; at < b.length; at += 188) {
+    const pid = packetPid(b.subarray(at));
+    const cc = b[at + 3]! & 0x0f;
+    const prev = last.get(pid);
+    if (prev !== undefined && cc !== ((prev + 1) & 0x0f)) n += 1;
+    last.set(pid, cc);
+  }
+  return n;
+};
+
 describe("TsFanout", () => {
   it("a viewer waits for a join point, starts there, then follows live", () => {
     let jp: Buffer[] | undefined;
@@ -78,5 +93,40 @@ describe("TsFanout", () => {
     assert.match(behind.closed, /behind for more than/);
     assert.equal(fine.closed, "");
     assert.deepEqual([fan.size, fan.dropped], [1, 2]);
+  });
+
+  it("a viewer joining mid-stream gets the same buffers as the others, with no counter break", () => {
+    // A source whose counters jump at a reconnect: the shared stream counts on.
+    let jp: Buffer[] | undefined = [packet(0, 3), packet(0x100, 7), packet(0x101, 2)];
+    const fan = new TsFanout({ joinPoint: () => jp, maxQueuedBytes: 1 << 20, maxBacklogMs: 1000 });
+    const first = sink();
+    fan.add(first);
+    fan.push([packet(0x100, 8), packet(0x101, 3)]);
+    fan.discontinuity();
+    jp = [packet(0, 12), packet(0x100, 0), packet(0x101, 9)];
+    fan.push([packet(0x100, 0), packet(0x101, 9)]);
+    fan.push([packet(0x100, 1), packet(0, 13)]);
+    // The join point now: a stale PAT copy, then the packets since the random-access point.
+    jp = [packet(0, 12), packet(0x100, 0), packet(0x101, 9), packet(0x100, 1), packet(0, 13)];
+    const late = sink();
+    fan.add(late);
+    fan.push([packet(0x100, 2), packet(0x101, 10), packet(0, 14)]);
+    assert.equal(first.got.at(-1), late.got.at(-1), "one buffer for both viewers");
+    assert.deepEqual(pids(late.got), [0, 0x100, 0x101, 0x100, 0, 0x100, 0x101, 0]);
+    assert.equal(breaks(late.got), 0);
+    const flagPackets = 3; // no packet had an adaptation field to carry the flag
+    assert.equal(pids(first.got).length, 3 + 2 + 3 + flagPackets + 2 + 3);
+  });
+
+  it("after every viewer left, the next one starts a new stream at the join point", () => {
+    const jp = [packet(0, 3), packet(0x100, 7)];
+    const fan = new TsFanout({ joinPoint: () => jp, maxQueuedBytes: 1 << 20, maxBacklogMs: 1000 });
+    const leave = fan.add(sink());
+    fan.push([packet(0x100, 8)]);
+    leave();
+    fan.push([packet(0x100, 9)]);
+    const next = sink();
+    fan.add(next);
+    assert.deepEqual(Buffer.concat(next.got), Buffer.concat(jp), "the source's own counters");
   });
 });

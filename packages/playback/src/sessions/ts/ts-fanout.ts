@@ -25,7 +25,7 @@ export const BACKLOG_BYTES = 64 * 1024;
 
 interface Viewer {
   readonly sink: TsViewerSink;
-  readonly continuity: ContinuityRewriter;
+  /** False until the viewer got its join point; then it follows the shared stream. */
   joined: boolean;
   /** Since when (ms) the viewer has been more than BACKLOG_BYTES behind; 0 when it is not. */
   behindSince: number;
@@ -35,9 +35,14 @@ interface Viewer {
  * The live packet stream of one `ts` channel's single upstream connection, handed to
  * every `stream.ts` viewer (extensions "MPEG-TS output"). A viewer starts with PAT and
  * PMT, then the packets since the latest random-access point, and follows live; after
- * a reconnect it waits for the new source's first random-access point. Each viewer has
- * its own continuity counters ({@link ContinuityRewriter}). A viewer whose queue grows
- * past `maxQueuedBytes` is closed on its own: the others never wait for it.
+ * a reconnect every viewer waits for the new source's first random-access point.
+ *
+ * Every viewer follows one stream whose continuity counters are rewritten once
+ * ({@link ContinuityRewriter}), and each push is one buffer written to every viewer's
+ * socket: a viewer costs a write, not a copy. A viewer joining mid-stream gets its join
+ * point with counters aligned to that stream ({@link ContinuityRewriter.joinAligned}), so
+ * it follows with no break. A viewer whose queue grows past `maxQueuedBytes` is closed on
+ * its own: the others never wait for it.
  * @example
  * const fanout = new TsFanout({ joinPoint: () => cutter.joinPoint(), maxQueuedBytes: 4 << 20, maxBacklogMs: 8000 });
  * const leave = fanout.add(sink);
@@ -45,6 +50,10 @@ interface Viewer {
  */
 export class TsFanout {
   private readonly viewers = new Set<Viewer>();
+  /** The counters of the stream every viewer follows; new when the first viewer comes. */
+  private stream = new ContinuityRewriter();
+  /** The stream waits for a join point: before its first viewer's, after a reconnect. */
+  private waiting = true;
   /** Viewers dropped as slow readers since the session started. */
   dropped = 0;
 
@@ -56,14 +65,15 @@ export class TsFanout {
 
   /** Adds a viewer; it gets its first bytes at once when a join point exists. */
   add(sink: TsViewerSink): () => void {
-    const v: Viewer = {
-      sink,
-      continuity: new ContinuityRewriter(),
-      joined: false,
-      behindSince: 0,
-    };
+    const v: Viewer = { sink, joined: false, behindSince: 0 };
+    if (this.viewers.size === 0) {
+      // Nobody followed the stream: it starts again from the next join point.
+      this.stream = new ContinuityRewriter();
+      this.waiting = true;
+    }
     this.viewers.add(v);
-    this.join(v, this.o.joinPoint());
+    if (this.waiting) this.resume(Date.now());
+    else this.joinLate(Date.now());
     return () => {
       this.viewers.delete(v);
     };
@@ -72,24 +82,25 @@ export class TsFanout {
   /** Packets the source just delivered, after the segment cutter has seen them. */
   push(packets: readonly Buffer[]): void {
     if (this.viewers.size === 0 || packets.length === 0) return;
-    let joinPoint: Buffer[] | undefined | null = null;
-    for (const v of this.viewers) {
-      if (v.joined) {
-        this.send(v, packets);
-        continue;
-      }
-      // A join point already holds these packets.
-      if (joinPoint === null) joinPoint = this.o.joinPoint();
-      this.join(v, joinPoint);
+    const now = Date.now();
+    if (this.waiting) {
+      // The join point holds these packets.
+      this.resume(now);
+      return;
     }
+    const bytes = joined(this.stream.rewrite(packets));
+    let late = false;
+    for (const v of this.viewers) {
+      if (v.joined) this.send(v, bytes, now);
+      else late = true;
+    }
+    if (late) this.joinLate(now);
   }
 
   /** The source connection ended; the next packets come from a new one. */
   discontinuity(): void {
-    for (const v of this.viewers) {
-      v.joined = false;
-      v.continuity.discontinuity();
-    }
+    this.stream.discontinuity();
+    this.waiting = true;
   }
 
   /** Ends every viewer (the session stops). */
@@ -98,17 +109,33 @@ export class TsFanout {
     this.viewers.clear();
   }
 
-  private join(v: Viewer, joinPoint: Buffer[] | undefined): void {
+  /** The stream (re)starts at the join point, for every viewer alike. */
+  private resume(now: number): void {
+    const joinPoint = this.o.joinPoint();
     if (joinPoint === undefined) return;
-    v.joined = true;
-    this.send(v, joinPoint);
+    this.waiting = false;
+    const bytes = joined(this.stream.rewrite(joinPoint));
+    for (const v of this.viewers) {
+      v.joined = true;
+      this.send(v, bytes, now);
+    }
   }
 
-  private send(v: Viewer, packets: readonly Buffer[]): void {
-    const out = v.continuity.rewrite(packets);
-    if (out.length === 0) return;
-    const queued = v.sink.write(out.length === 1 ? out[0]! : Buffer.concat(out));
-    const now = Date.now();
+  /** Viewers that came while the stream flows get the join point aligned to it. */
+  private joinLate(now: number): void {
+    const joinPoint = this.o.joinPoint();
+    if (joinPoint === undefined) return;
+    const bytes = joined(this.stream.joinAligned(joinPoint));
+    for (const v of this.viewers) {
+      if (v.joined) continue;
+      v.joined = true;
+      this.send(v, bytes, now);
+    }
+  }
+
+  private send(v: Viewer, bytes: Buffer, now: number): void {
+    if (bytes.length === 0) return;
+    const queued = v.sink.write(bytes);
     if (queued <= BACKLOG_BYTES) v.behindSince = 0;
     else if (v.behindSince === 0) v.behindSince = now;
     if (queued > this.o.maxQueuedBytes)
@@ -122,4 +149,9 @@ export class TsFanout {
     this.dropped += 1;
     v.sink.close(why);
   }
+}
+
+/** Packets as one buffer (no copy for one packet). */
+function joined(packets: readonly Buffer[]): Buffer {
+  return packets.length === 1 ? packets[0]! : Buffer.concat(packets);
 }
