@@ -148,10 +148,12 @@ function buildChannel(
 }
 
 /**
- * The same rule for each fallback source, matched by position: a blank sensitive header
- * keeps the value stored for the source at that index only while that source stays on its
- * origin (issue 30 item 2; extensions "Fallback sources and the slate"). The M3U import
- * passes `merge`: headers its entry does not state are kept, as for the primary source.
+ * The same rule for each fallback source: a blank sensitive header keeps the value stored
+ * for the same source (same `source_url`, or `upstream` and `path`), else for the source at
+ * that index, only while the written source is on that stored source's origin (issue 30
+ * item 2; extensions "Fallback sources and the slate"). Matching the same source first lets
+ * a reorder keep the secrets. The M3U import passes `merge`: headers its entry does not
+ * state are kept, as for the primary source.
  */
 export function carryFallbackSecrets(
   catalog: Pick<ChannelCatalog, "upstream">,
@@ -160,8 +162,10 @@ export function carryFallbackSecrets(
   mode: CarryMode = "replace",
 ): { sources: FallbackSource[]; dropped: string[] } {
   const dropped: string[] = [];
+  const sameSource = (a: FallbackSource, b: FallbackSource) =>
+    a.source_url === b.source_url && a.upstream === b.upstream && a.path === b.path;
   const sources = written.map((w, i) => {
-    const was = stored[i];
+    const was = stored.find((s) => sameSource(s, w)) ?? stored[i];
     const carried = carrySecrets({
       from: was === undefined ? undefined : sourceOrigin(resolveChannelSource(was, catalog)),
       to: sourceOrigin(resolveChannelSource(w, catalog)),
