@@ -354,7 +354,20 @@ export function updated(
 }
 
 export function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
-  const strip = (c: StoredChannel) => JSON.stringify({ ...c, revision: 0, updated_at: 0 });
+  const strip = (c: StoredChannel) =>
+    JSON.stringify({
+      ...c,
+      // PostgreSQL's jsonb gives an object's keys back in its own order: compare field by field.
+      fallback_sources: c.fallback_sources.map((f) => [
+        f.source_url,
+        f.upstream,
+        f.path,
+        f.headers,
+        f.user_agent,
+      ]),
+      revision: 0,
+      updated_at: 0,
+    });
   return strip(a) === strip(b);
 }
 
