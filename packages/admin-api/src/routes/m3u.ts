@@ -18,6 +18,12 @@ export const m3uImportBody = v.strictObject({
   content: v.string(),
   apply: v.optional(v.boolean(), false),
   revisions: v.optional(v.record(v.string(), v.pipe(v.number(), v.integer()))),
+  // Extension (docs/m3u.md "Duplicates as fallback sources"): entries sharing a tvg-id become
+  // one channel with fallback sources. The default keeps the specification's import.
+  duplicates: v.optional(
+    v.picklist(["channels", "fallbacks"], 'must be "channels" or "fallbacks"'),
+    "channels",
+  ),
 });
 
 /** M3U import and export (spec "Import and export"; docs/m3u.md). */
@@ -33,7 +39,7 @@ export const m3uRoutes = defineRoutes("/v1/admin", {
     bodyLimitScale: IMPORT_BODY_MULTIPLIER,
     success: [
       200,
-      "`{preview, count, created, updated, skipped, entries}`; an update entry that moves a source to another origin carries `dropped_secrets`",
+      '`{preview, count, created, updated, skipped, entries}`; an update entry that moves a source to another origin carries `dropped_secrets`; with `duplicates: "fallbacks"` also `fallbacks` (count), `fallback` entries with `fallback_index`, and `fallbacks` on each channel entry with a tvg-id',
     ],
     errors: ["invalid_request", "conflict"],
   },
@@ -52,7 +58,7 @@ export function createM3uRoutes(ctx: AdminContext): Hono<AdminEnv> {
     // `content` as the pieces it was decoded in, read in slices, answered as a stream: a
     // 32 MiB playlist never holds the event loop that playback shares (issue 30 item 1).
     const body = await readJsonBodyWithPieces(c, m3uImportBody, "content");
-    const plan = await planImportInSlices(body.content.pieces, ctx.channels);
+    const plan = await planImportInSlices(body.content.pieces, ctx.channels, body.duplicates);
     if (body.apply) await applyPlan(plan, ctx.channels, body.revisions);
     return c.body(piecewiseStream(importAnswerPieces(plan, !body.apply)), 200, {
       "Content-Type": "application/json",

@@ -7,6 +7,8 @@ import type {
   Channel,
   ChannelDetail,
   ChannelWrite,
+  ChannelWriteAnswer,
+  DuplicatesMode,
   EgressConfig,
   EgressProxy,
   EgressRule,
@@ -58,13 +60,9 @@ export const api = {
     list: (): Promise<{ channels: Channel[] }> => request("get", "/v1/admin/channels"),
     get: (id: string): Promise<ChannelDetail> =>
       request("get", "/v1/admin/channels/{id}", { path: { id } }),
-    create: (body: ChannelWrite): Promise<{ ok: boolean; id: string }> =>
+    create: (body: ChannelWrite): Promise<ChannelWriteAnswer> =>
       request("post", "/v1/admin/channels", { body }),
-    replace: (
-      id: string,
-      body: ChannelWrite,
-      revision: number,
-    ): Promise<{ ok: boolean; id: string }> =>
+    replace: (id: string, body: ChannelWrite, revision: number): Promise<ChannelWriteAnswer> =>
       request("put", "/v1/admin/channels/{id}", { path: { id }, body, ifMatch: revision }),
     remove: (id: string, revision: number): Promise<{ ok: boolean }> =>
       request("delete", "/v1/admin/channels/{id}", { path: { id }, ifMatch: revision }),
@@ -211,9 +209,12 @@ export const api = {
       content: string,
       apply: boolean,
       revisions?: Record<string, number>,
+      duplicates: DuplicatesMode = "channels",
     ): Promise<ImportAnswer> =>
       request("post", "/v1/admin/import/m3u", {
-        body: apply ? { content, apply, revisions: revisions ?? {} } : { content, apply },
+        body: apply
+          ? { content, apply, revisions: revisions ?? {}, duplicates }
+          : { content, apply, duplicates },
       }),
     /** The export answers a file, not JSON. */
     async exportPlaylist(): Promise<{ text: string; filename: string }> {

@@ -18,8 +18,15 @@ export type RuleKind = EgressRule["kind"];
 export type SettingsWrite = BodyOf<"put", "/v1/admin/settings">;
 export type EgressTest = BodyOf<"post", "/v1/admin/egress/test">;
 
-/** A stored channel: every field of the write filled in, plus the read-only ones. */
-export type Channel = Required<Omit<ChannelWrite, "egress">> & {
+/** One of a channel's `fallback_sources` as the API returns it (sensitive values blank). */
+export type FallbackSourceWire = Required<NonNullable<ChannelWrite["fallback_sources"]>[number]>;
+
+/**
+ * A stored channel: every field of the write filled in, plus the read-only ones;
+ * `fallback_sources` only when the channel has some (docs/failover.md "Admin API").
+ */
+export type Channel = Required<Omit<ChannelWrite, "egress" | "fallback_sources">> & {
+  fallback_sources?: FallbackSourceWire[];
   revision: number;
   play_url: string;
   updated_at: string;
@@ -53,6 +60,9 @@ export interface RuntimeSession {
   errors: number | null;
   last_error: string | null;
   packager?: Record<string, unknown> | null;
+  /** Channels with fallback sources: the source in use (0 = the primary) and the switches so far. */
+  active_source?: number;
+  failovers?: number;
   /** Cluster mode: the instance that packages the channel, and where it is reached. */
   owner?: string;
   owner_url?: string;
@@ -80,6 +90,13 @@ export interface ChannelDetail {
   effective_user_agent: string;
   revision: number;
   updated_at: string;
+}
+
+/** A channel write's answer; `dropped_secrets` when secrets stayed behind with an old origin. */
+export interface ChannelWriteAnswer {
+  ok: boolean;
+  id: string;
+  dropped_secrets?: string[];
 }
 
 export interface BulkAnswer {
@@ -347,6 +364,10 @@ export interface ImportEntry {
   status?: string;
   reason?: string;
   revision?: number;
+  /** A `fallback` entry: its place in the channel's `fallback_sources`. */
+  fallback_index?: number;
+  /** A channel entry with a `tvg-id` under `duplicates: "fallbacks"`: its fallback sources. */
+  fallbacks?: number;
   [field: string]: unknown;
 }
 
@@ -358,4 +379,9 @@ export interface ImportAnswer {
   skipped: number | ImportEntry[];
   entries: ImportEntry[];
   revisions?: Record<string, number>;
+  /** `duplicates: "fallbacks"`: the entries that became fallback sources. */
+  fallbacks?: number;
 }
+
+/** How the import treats entries sharing a `tvg-id` (docs/m3u.md). */
+export type DuplicatesMode = "channels" | "fallbacks";

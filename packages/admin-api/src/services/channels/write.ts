@@ -1,6 +1,6 @@
 import { type ChannelCatalog, type FallbackSource, resolveChannelSource } from "@svc/core/catalog";
 import { checkChannelSource, checkFallbackSources } from "@svc/core/config";
-import { carrySecrets, DIRECT, sourceOrigin } from "@svc/core/egress";
+import { type CarryMode, carrySecrets, DIRECT, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import type { StoredProfile } from "../egress/egress-document.js";
@@ -148,24 +148,30 @@ function buildChannel(
 }
 
 /**
- * The same rule for each fallback source, matched by position: a blank sensitive header
- * keeps the value stored for the source at that index only while that source stays on its
- * origin (issue 30 item 2; extensions "Fallback sources and the slate").
+ * The same rule for each fallback source: a blank sensitive header keeps the value stored
+ * for the same source (same `source_url`, or `upstream` and `path`), else for the source at
+ * that index, only while the written source is on that stored source's origin (issue 30
+ * item 2; extensions "Fallback sources and the slate"). Matching the same source first lets
+ * a reorder keep the secrets. The M3U import passes `merge`: headers its entry does not
+ * state are kept, as for the primary source.
  */
-function carryFallbackSecrets(
+export function carryFallbackSecrets(
   catalog: Pick<ChannelCatalog, "upstream">,
   stored: readonly FallbackSource[],
   written: readonly FallbackSource[],
+  mode: CarryMode = "replace",
 ): { sources: FallbackSource[]; dropped: string[] } {
   const dropped: string[] = [];
+  const sameSource = (a: FallbackSource, b: FallbackSource) =>
+    a.source_url === b.source_url && a.upstream === b.upstream && a.path === b.path;
   const sources = written.map((w, i) => {
-    const was = stored[i];
+    const was = stored.find((s) => sameSource(s, w)) ?? stored[i];
     const carried = carrySecrets({
       from: was === undefined ? undefined : sourceOrigin(resolveChannelSource(was, catalog)),
       to: sourceOrigin(resolveChannelSource(w, catalog)),
       stored: { headers: was?.headers ?? {}, keys: {} },
       written: { headers: w.headers, keys: {} },
-      mode: "replace",
+      mode,
     });
     for (const d of carried.dropped) dropped.push(`fallback_sources[${i}].${d}`);
     return { ...w, headers: carried.headers };

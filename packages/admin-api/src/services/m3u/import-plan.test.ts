@@ -41,7 +41,7 @@ describe("M3U import plan: generated ids (issue 30 item 1)", () => {
     assert.equal(new Set(ids).size, 20_000);
     // 127.0.0.1 and 127.0.0.1-2 are the catalog's: the first two entries derive them and update
     // them (docs/m3u.md, "else the channel whose id the entry derives"); the rest are created.
-    assert.deepEqual(plan.counts, { create: 19_998, update: 2, skip: 0 });
+    assert.deepEqual(plan.counts, { create: 19_998, update: 2, skip: 0, fallback: 0 });
     assert.deepEqual(ids.slice(0, 4), ["127.0.0.1", "127.0.0.1-2", "127.0.0.1-3", "127.0.0.1-4"]);
     assert.equal(ids.at(-1), "127.0.0.1-20000");
     console.log(`20,000 entries from one host planned in ${ms.toFixed(0)} ms of CPU`);

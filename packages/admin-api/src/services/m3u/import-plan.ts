@@ -1,15 +1,22 @@
-import { resolveChannelSource } from "@svc/core/catalog";
+import { type FallbackSource, resolveChannelSource } from "@svc/core/catalog";
 import { carrySecrets, sourceOrigin } from "@svc/core/egress";
 import { GatewayError } from "@svc/core/errors";
 import { runInSlices, runToEnd } from "@svc/core/time-slices";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import type { ChannelStore } from "../channels/channel-store.js";
 import { createGuideNumberOwners } from "../channels/guide-number-owners.js";
+import {
+  type DuplicateRole,
+  type DuplicatesMode,
+  groupDuplicates,
+  replacedFallbacks,
+} from "./duplicate-fallbacks.js";
 import { type ImportedFields, readEntry } from "./import-entry.js";
 import { m3uSteps } from "./m3u-parser.js";
 import { createUniqueIds } from "./unique-ids.js";
 
-export type ImportAction = "create" | "update" | "skip";
+/** `fallback`: the entry is a fallback source of its `tvg-id`'s channel (`duplicates: "fallbacks"`). */
+export type ImportAction = "create" | "update" | "skip" | "fallback";
 
 export interface PlannedEntry {
   readonly line: number;
@@ -33,9 +40,14 @@ export interface PlannedEntry {
    * (`headers.<name>`, `keys.<KID>`), present only when there are some (issue 30 item 2).
    */
   readonly dropped_secrets?: readonly string[];
+  /** `duplicates: "fallbacks"`, a `fallback` entry: its index in the channel's `fallback_sources`. */
+  readonly fallback_index?: number;
+  /** `duplicates: "fallbacks"`, a channel's entry with a `tvg-id`: how many fallback sources it gets. */
+  readonly fallbacks?: number;
 }
 
 export interface ImportPlan {
+  readonly duplicates: DuplicatesMode;
   readonly tvgUrl: string;
   readonly entries: readonly PlannedEntry[];
   readonly put: readonly StoredChannel[];
@@ -50,8 +62,12 @@ export interface ImportPlan {
  * channel is created. An entry identical to its channel, a repeated URL and an unusable
  * entry are skipped with the reason. Nothing is written here.
  */
-export function planImport(content: string | Iterable<string>, store: ChannelStore): ImportPlan {
-  return runToEnd(planSteps(content, store));
+export function planImport(
+  content: string | Iterable<string>,
+  store: ChannelStore,
+  duplicates: DuplicatesMode = "channels",
+): ImportPlan {
+  return runToEnd(planSteps(content, store, duplicates));
 }
 
 /**
@@ -61,16 +77,22 @@ export function planImport(content: string | Iterable<string>, store: ChannelSto
 export function planImportInSlices(
   content: string | Iterable<string>,
   store: ChannelStore,
+  duplicates: DuplicatesMode = "channels",
 ): Promise<ImportPlan> {
-  return runInSlices(planSteps(content, store));
+  return runInSlices(planSteps(content, store, duplicates));
 }
 
 function* planSteps(
   content: string | Iterable<string>,
   store: ChannelStore,
+  duplicates: DuplicatesMode,
 ): Generator<void, ImportPlan> {
   const parsed = yield* m3uSteps(content);
   if (!parsed.ok) throw new GatewayError("invalid_request", parsed.message);
+  const roles: ReadonlyMap<number, DuplicateRole> =
+    duplicates === "fallbacks" ? yield* groupDuplicates(parsed.value.entries) : new Map();
+  /** The channel each group's primary entry went to, by the primary's line. */
+  const groupChannel = new Map<number, string>();
   const bySource = new Map<string, StoredChannel>();
   const numbers = createGuideNumberOwners();
   let nextSort = 0;
@@ -86,7 +108,7 @@ function* planSteps(
   const entries: PlannedEntry[] = [];
   const put: StoredChannel[] = [];
   const revisions: Record<string, number> = {};
-  const counts = { create: 0, update: 0, skip: 0 };
+  const counts = { create: 0, update: 0, skip: 0, fallback: 0 };
   const add = (e: PlannedEntry) => {
     entries.push(e);
     counts[e.action]++;
@@ -135,14 +157,29 @@ function* planSteps(
       continue;
     }
     seenUrls.set(stated.source_url, entry.line);
+    const role = roles.get(entry.line);
+    if (role !== undefined && role.kind !== "primary") {
+      // A later entry of a tvg-id: part of the channel its first entry went to.
+      const base = entryBase(entry.line, { ...stated, guide_number: "" }, kept);
+      const id = groupChannel.get(role.primaryLine) ?? null;
+      add(
+        role.kind === "fallback"
+          ? { ...base, action: "fallback", id, fallback_index: role.index }
+          : { ...base, action: "skip", id, reason: role.reason },
+      );
+      continue;
+    }
+    const fallbacks = role?.sources;
+    const group = fallbacks === undefined ? {} : { fallbacks: fallbacks.length };
     const existing =
       bySource.get(stated.source_url) ?? store.get(ids.peek(deriveId(stated, entry.line)));
     if (existing !== undefined && !ids.used(existing.id)) {
       ids.take(existing.id);
       const taken = numbers.holder(stated.guide_number, existing.id);
       const f = taken === undefined ? stated : { ...stated, guide_number: "" };
-      const base = entryBase(entry.line, f, kept, taken);
-      const { channel: next, dropped } = updated(existing, f, store, now);
+      const base = { ...entryBase(entry.line, f, kept, taken), ...group };
+      const { channel: next, dropped } = updated(existing, f, store, now, fallbacks);
+      groupChannel.set(entry.line, existing.id);
       if (sameChannel(existing, next)) {
         add({ ...base, action: "skip", id: existing.id, reason: "unchanged" });
         continue;
@@ -164,11 +201,12 @@ function* planSteps(
     const taken = numbers.holder(stated.guide_number, id);
     const f = taken === undefined ? stated : { ...stated, guide_number: "" };
     numbers.move(id, "", f.guide_number);
-    put.push(created(id, f, f.chno ?? nextSort++, now));
-    add({ ...entryBase(entry.line, f, kept, taken), action: "create", id });
+    groupChannel.set(entry.line, id);
+    put.push(created(id, f, f.chno ?? nextSort++, now, fallbacks));
+    add({ ...entryBase(entry.line, f, kept, taken), ...group, action: "create", id });
   }
   problemsBefore(Number.POSITIVE_INFINITY);
-  return { tvgUrl: parsed.value.tvgUrl, entries, put, revisions, counts };
+  return { duplicates, tvgUrl: parsed.value.tvgUrl, entries, put, revisions, counts };
 }
 
 /** What every entry of a usable line reports, the number it gives or could not give included. */
@@ -232,6 +270,7 @@ export function created(
   f: ImportedFields,
   sortOrder: number,
   now: number,
+  fallbacks: readonly FallbackSource[] = [],
 ): StoredChannel {
   return {
     id,
@@ -257,7 +296,7 @@ export function created(
     max_viewers: null,
     engine: "auto",
     keys: f.keys,
-    fallback_sources: [],
+    fallback_sources: fallbacks,
     revision: 1,
     egress_mode: "auto",
     egress_profile_id: null,
@@ -269,13 +308,16 @@ export function created(
  * The fields the entry states replace the channel's; what it does not state is kept, except
  * the stored secrets when the entry moves the source to another origin (issue 30 item 2: an
  * entry matched by its `tvg-id` or title could otherwise point a channel's `Authorization`
- * at any URL the playlist names).
+ * at any URL the playlist names). `fallbacks` (the entry's group, `duplicates: "fallbacks"`)
+ * replace the channel's fallback sources under the same rule per index; without them the
+ * channel keeps its own.
  */
 export function updated(
   c: StoredChannel,
   f: ImportedFields,
   store: ChannelStore,
   now: number,
+  fallbacks?: readonly FallbackSource[],
 ): { channel: StoredChannel; dropped: string[] } {
   const secrets = carrySecrets({
     from: sourceOrigin(resolveChannelSource(c, store)),
@@ -284,6 +326,10 @@ export function updated(
     written: { headers: f.headers, keys: f.keys },
     mode: "merge",
   });
+  const sources =
+    fallbacks === undefined
+      ? { sources: c.fallback_sources, dropped: [] }
+      : replacedFallbacks(store, c.fallback_sources, fallbacks);
   const channel: StoredChannel = {
     ...c,
     title: f.title,
@@ -298,16 +344,30 @@ export function updated(
     user_agent: f.user_agent || c.user_agent,
     headers: secrets.headers,
     keys: secrets.keys,
+    fallback_sources: sources.sources,
     sort_order: f.chno ?? c.sort_order,
     guide_number: f.guide_number || c.guide_number,
     revision: c.revision + 1,
     updated_at: now,
   };
-  return { channel, dropped: secrets.dropped };
+  return { channel, dropped: [...secrets.dropped, ...sources.dropped].sort() };
 }
 
 export function sameChannel(a: StoredChannel, b: StoredChannel): boolean {
-  const strip = (c: StoredChannel) => JSON.stringify({ ...c, revision: 0, updated_at: 0 });
+  const strip = (c: StoredChannel) =>
+    JSON.stringify({
+      ...c,
+      // PostgreSQL's jsonb gives an object's keys back in its own order: compare field by field.
+      fallback_sources: c.fallback_sources.map((f) => [
+        f.source_url,
+        f.upstream,
+        f.path,
+        f.headers,
+        f.user_agent,
+      ]),
+      revision: 0,
+      updated_at: 0,
+    });
   return strip(a) === strip(b);
 }
 

@@ -1,11 +1,25 @@
 import { ApiError } from "../../api/api-error.js";
-import type { ChannelDetail, ChannelWrite, EgressMode } from "../../api/wire.js";
+import type {
+  ChannelDetail,
+  ChannelWrite,
+  EgressMode,
+  FallbackSourceWire,
+} from "../../api/wire.js";
 
 /** One header row of the editor; `secretSet` marks a value the API blanked (stored, not shown). */
 export interface HeaderRow {
   name: string;
   value: string;
   secretSet: boolean;
+}
+
+/** One fallback source of the editor (extensions "Fallback sources and the slate"). */
+export interface FallbackDraft {
+  source_url: string;
+  upstream: string;
+  path: string;
+  headers: HeaderRow[];
+  user_agent: string;
 }
 
 /** The form's state: strings as typed, converted to the write body on save. */
@@ -36,6 +50,31 @@ export interface ChannelDraft {
   keys: Record<string, string>;
   egress_mode: EgressMode;
   egress_profile_id: string;
+  /** Tried in order after the primary source; at most {@link MAX_FALLBACK_SOURCES}. */
+  fallback_sources: FallbackDraft[];
+}
+
+/** The API's limit on `fallback_sources` (extensions "Fallback sources and the slate"). */
+export const MAX_FALLBACK_SOURCES = 8;
+
+export const EMPTY_FALLBACK: FallbackDraft = {
+  source_url: "",
+  upstream: "",
+  path: "",
+  headers: [],
+  user_agent: "",
+};
+
+/** Header rows of a stored map: a blank value is a stored secret the API does not show. */
+function headerRowsOf(headers: Record<string, string>): HeaderRow[] {
+  return Object.entries(headers).map(([name, value]) => ({ name, value, secretSet: value === "" }));
+}
+
+/** The write form of header rows: a blank value keeps the stored secret (spec "Channel"). */
+function headersOf(rows: HeaderRow[]): Record<string, string> {
+  return Object.fromEntries(
+    rows.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value]),
+  );
 }
 
 export const EMPTY_DRAFT: ChannelDraft = {
@@ -64,6 +103,7 @@ export const EMPTY_DRAFT: ChannelDraft = {
   keys: {},
   egress_mode: "auto",
   egress_profile_id: "",
+  fallback_sources: [],
 };
 
 /** The draft of a stored channel (admin detail). Blank header values are stored secrets. */
@@ -92,14 +132,18 @@ export function draftOf(detail: ChannelDetail): ChannelDraft {
     guide_number: c.guide_number ?? "",
     max_viewers: c.max_viewers === null ? "" : String(c.max_viewers),
     engine: c.engine,
-    headers: Object.entries(c.headers).map(([name, value]) => ({
-      name,
-      value,
-      secretSet: value === "",
-    })),
+    headers: headerRowsOf(c.headers),
     keys: { ...c.keys },
     egress_mode: detail.egress_binding.mode,
     egress_profile_id: detail.egress_binding.profile_id ?? "",
+    // Absent from a channel without fallback sources.
+    fallback_sources: (c.fallback_sources ?? []).map((f: FallbackSourceWire) => ({
+      source_url: f.source_url,
+      upstream: f.upstream,
+      path: f.path,
+      headers: headerRowsOf(f.headers),
+      user_agent: f.user_agent,
+    })),
   };
 }
 
@@ -138,11 +182,16 @@ export function writeOf(d: ChannelDraft): ChannelWrite {
     guide_number: d.guide_number.trim(),
     max_viewers: numberOrNull(d.max_viewers),
     engine: d.engine,
-    // A blank value keeps the stored secret (spec "Channel": writing a blank keeps it).
-    headers: Object.fromEntries(
-      d.headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value]),
-    ),
+    headers: headersOf(d.headers),
     keys: d.keys,
+    // A blank secret of a fallback is kept for the source at the same index (docs/failover.md).
+    fallback_sources: d.fallback_sources.map((f) => ({
+      source_url: f.source_url.trim(),
+      upstream: f.upstream,
+      path: f.path,
+      headers: headersOf(f.headers),
+      user_agent: f.user_agent,
+    })),
     egress:
       d.egress_mode === "profile"
         ? { mode: "profile", profile_id: d.egress_profile_id }
@@ -177,15 +226,24 @@ export const FIELD_LABELS: Record<keyof ChannelDraft, string> = {
   keys: "ClearKey keys",
   egress_mode: "Egress",
   egress_profile_id: "Egress profile",
+  fallback_sources: "Fallback sources",
 };
+
+const headersShown = (rows: HeaderRow[]) =>
+  rows.map((h) => `${h.name}: ${h.secretSet && h.value === "" ? "(set)" : h.value}`).join("; ");
 
 /** A field value as one comparable, displayable string. */
 export function shown(d: ChannelDraft, field: keyof ChannelDraft): string {
   const v = d[field];
-  if (field === "headers")
-    return (v as HeaderRow[])
-      .map((h) => `${h.name}: ${h.secretSet && h.value === "" ? "(set)" : h.value}`)
-      .join("; ");
+  if (field === "headers") return headersShown(v as HeaderRow[]);
+  if (field === "fallback_sources")
+    return (v as FallbackDraft[])
+      .map((f, i) => {
+        const where = f.upstream === "" ? f.source_url : `${f.upstream}:${f.path}`;
+        const extra = [headersShown(f.headers), f.user_agent && `User-Agent ${f.user_agent}`];
+        return `${i + 1}. ${[where, ...extra].filter((s) => s !== "").join(", ")}`;
+      })
+      .join(" | ");
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
 }
@@ -197,11 +255,18 @@ export function changedFields(a: ChannelDraft, b: ChannelDraft): (keyof ChannelD
   );
 }
 
+/** The field an API message names (`title`), and the whole path (`fallback_sources[1].path`). */
+export interface FieldError {
+  field: string;
+  path: string;
+  message: string;
+}
+
 /** `title: must not be empty` → the field it names, for the message beside the input. */
-export function fieldErrorOf(err: unknown): { field: string; message: string } | null {
+export function fieldErrorOf(err: unknown): FieldError | null {
   if (!(err instanceof ApiError) || err.status !== 400) return null;
-  const m = /^([a-z_]+)(?:[.[][^:]*)?: (.+)$/.exec(err.message);
-  return m ? { field: m[1]!, message: m[2]! } : null;
+  const m = /^(([a-z_]+)(?:[.[][^:]*)?): (.+)$/.exec(err.message);
+  return m ? { path: m[1]!, field: m[2]!, message: m[3]! } : null;
 }
 
 /** The write body that keeps a listed channel as stored but for `patch` (egress left as stored). */

@@ -8,6 +8,7 @@ import { ChannelHeadersSection } from "./channel-headers-section.js";
 import { ChannelPlaybackSection } from "./channel-playback-section.js";
 import { ChannelSourceSection } from "./channel-source-section.js";
 import { ConflictPanel } from "./conflict-panel.js";
+import { FallbackSourcesEditor } from "./fallback-sources-editor.js";
 import { useChannelDraft } from "./use-channel-draft.js";
 
 /**
@@ -21,7 +22,7 @@ export function ChannelForm(p: {
   onCancel: () => void;
 }) {
   const d = useChannelDraft(p.id, p.onSaved);
-  const section = { draft: d.draft, set: d.set, err: d.err };
+  const section = { draft: d.draft, set: d.set, err: d.err, errAt: d.errAt };
   return (
     <form
       class="card channel-form"
@@ -73,6 +74,7 @@ export function ChannelForm(p: {
         </Fieldset>
         <ChannelEgressSection {...section} />
         <ChannelHeadersSection {...section} />
+        <FallbackSourcesEditor {...section} upstreams={p.upstreams} />
         <ChannelDrmSection draft={d.draft} />
       </fieldset>
       <div class="row-actions">

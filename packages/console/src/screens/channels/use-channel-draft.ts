@@ -1,7 +1,14 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import { type ChannelDraft, draftOf, EMPTY_DRAFT, fieldErrorOf, writeOf } from "./channel-draft.js";
+import {
+  type ChannelDraft,
+  draftOf,
+  EMPTY_DRAFT,
+  type FieldError,
+  fieldErrorOf,
+  writeOf,
+} from "./channel-draft.js";
 
 interface Loaded {
   /** The draft as the server had it when loaded: the base of the conflict comparison. */
@@ -20,7 +27,18 @@ export type SetField = <K extends keyof ChannelDraft>(k: K, value: ChannelDraft[
 export interface SectionProps {
   draft: ChannelDraft;
   set: SetField;
+  /** The message for a top-level field (`title`), whatever part of it the API named. */
   err: (field: string) => string | undefined;
+  /** The message for one path (`fallback_sources[1].path`) or what is under it after a dot. */
+  errAt: (path: string) => string | undefined;
+}
+
+/** The save's notice; a write that left stored secrets behind says which (issue 30 item 2). */
+function savedText(created: boolean, dropped: readonly string[] | undefined): string {
+  const done = created ? "Channel created." : "Channel saved.";
+  return dropped && dropped.length > 0
+    ? `${done} Stored secrets not kept because their source moved to another origin: ${dropped.join(", ")}.`
+    : done;
 }
 
 /**
@@ -35,7 +53,7 @@ export function useChannelDraft(id: string | null, onSaved: (id: string) => void
   const [loading, setLoading] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [fieldError, setFieldError] = useState<{ field: string; message: string } | null>(null);
+  const [fieldError, setFieldError] = useState<FieldError | null>(null);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   /** The last save's notice, shown only while the form still edits that channel. */
   const [saved, setSaved] = useState<{ id: string; text: string } | null>(null);
@@ -71,6 +89,10 @@ export function useChannelDraft(id: string | null, onSaved: (id: string) => void
 
   const set: SetField = (k, value) => setDraft((d) => ({ ...d, [k]: value }));
   const err = (field: string) => (fieldError?.field === field ? fieldError.message : undefined);
+  const errAt = (path: string) =>
+    fieldError && (fieldError.path === path || fieldError.path.startsWith(`${path}.`))
+      ? fieldError.message
+      : undefined;
 
   const save = async (what: ChannelDraft, revision: number | null) => {
     setBusy(true);
@@ -79,10 +101,12 @@ export function useChannelDraft(id: string | null, onSaved: (id: string) => void
     setSaved(null);
     try {
       const body = writeOf(what);
-      if (revision === null) await api.channels.create(body);
-      else await api.channels.replace(id!, body, revision);
+      const answer =
+        revision === null
+          ? await api.channels.create(body)
+          : await api.channels.replace(id!, body, revision);
       setConflict(null);
-      setSaved({ id: body.id, text: revision === null ? "Channel created." : "Channel saved." });
+      setSaved({ id: body.id, text: savedText(revision === null, answer.dropped_secrets) });
       onSaved(body.id);
       // A created channel is loaded by the effect once the screen selects it.
       if (revision === null) return;
@@ -112,6 +136,7 @@ export function useChannelDraft(id: string | null, onSaved: (id: string) => void
     draft,
     set,
     err,
+    errAt,
     loaded,
     loading,
     busy,

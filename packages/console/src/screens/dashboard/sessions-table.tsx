@@ -33,6 +33,12 @@ function inputOf(s: RuntimeSession): string {
     : `${Math.round(bps / 1000)} kbit/s`;
 }
 
+/** Channels with fallback sources: the source in use (docs/failover.md); others "—". */
+function sourceOf(s: RuntimeSession): string {
+  if (s.active_source === undefined) return "—";
+  return s.active_source === 0 ? "primary" : `fallback ${s.active_source}`;
+}
+
 const COLUMNS: Column<RuntimeSession>[] = [
   { header: "Channel", cell: (s) => s.channel_id },
   { header: "State", cell: (s) => <span class={`badge badge-${s.state}`}>{s.state}</span> },
@@ -41,6 +47,8 @@ const COLUMNS: Column<RuntimeSession>[] = [
   { header: "TS viewers", cell: viewersOf },
   { header: "Input", cell: inputOf },
   { header: "Fallback reason", cell: (s) => dash(s.fallback_reason) },
+  { header: "Source", cell: sourceOf },
+  { header: "Failovers", cell: (s) => dash(s.failovers) },
   { header: "Errors", cell: (s) => dash(s.errors) },
   { header: "Last error", cell: (s) => dash(s.last_error), cellClass: "wrap" },
   { header: "Started", cell: (s) => formatTime(s.started_at) },
@@ -55,7 +63,8 @@ const INSTANCE: Column<RuntimeSession> = {
 
 /**
  * Runtime sessions with state, engine, fallback reason, last error and packager counters
- * (`ts` sessions also their `stream.ts` viewers and input bit rate);
+ * (`ts` sessions also their `stream.ts` viewers and input bit rate; channels with fallback
+ * sources the source in use and their failovers);
  * in cluster mode also the instance that packages each (another instance's show as remote).
  */
 export function SessionsTable({ sessions }: { sessions: RuntimeSession[] }) {

@@ -1,17 +1,25 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { ImportAnswer, ImportEntry } from "../../api/wire.js";
+import type { DuplicatesMode, ImportAnswer, ImportEntry } from "../../api/wire.js";
 import { type Column, DataTable } from "../../components/data-table.js";
-import { FormField, TextAreaField } from "../../components/field.js";
+import { CheckboxField, FormField, TextAreaField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 
 const count = (v: number | ImportEntry[]) => (Array.isArray(v) ? v.length : v);
 
+/** A `fallback` entry names the channel it joins; a channel entry how many it gets. */
+function actionOf(e: ImportEntry): string {
+  if (e.action === "fallback") return `fallback ${(e.fallback_index ?? 0) + 1} of ${e.id ?? "—"}`;
+  const action = e.action ?? e.status ?? "—";
+  return e.fallbacks ? `${action} + ${e.fallbacks} fallback source(s)` : action;
+}
+
 const PREVIEW_COLUMNS: Column<ImportEntry>[] = [
+  { header: "Line", cell: (e) => (typeof e.line === "number" ? String(e.line) : "—") },
   { header: "Channel", cell: (e) => e.id ?? "—", cellClass: "mono" },
   { header: "Title", cell: (e) => e.title ?? "—" },
-  { header: "Action", cell: (e) => e.action ?? e.status ?? "—" },
+  { header: "Action", cell: actionOf },
   { header: "Note", cell: (e) => e.reason ?? "", cellClass: "wrap" },
 ];
 
@@ -27,6 +35,9 @@ function revisionsOf(a: ImportAnswer): Record<string, number> {
 export function M3uScreen() {
   const [content, setContent] = useState("");
   const [preview, setPreview] = useState<ImportAnswer | null>(null);
+  /** Entries sharing a tvg-id as one channel with fallback sources; applied as previewed. */
+  const [asFallbacks, setAsFallbacks] = useState(false);
+  const [previewed, setPreviewed] = useState<DuplicatesMode>("channels");
   const [download, setDownload] = useState<{ url: string; name: string } | null>(null);
   const action = useAction();
   useEffect(
@@ -44,11 +55,15 @@ export function M3uScreen() {
         onSubmit={async (e) => {
           e.preventDefault();
           setPreview(null);
+          const mode: DuplicatesMode = asFallbacks ? "fallbacks" : "channels";
           const r = await action.run(
-            () => api.m3u.importPlaylist(content, false),
+            () => api.m3u.importPlaylist(content, false, undefined, mode),
             "Preview ready: nothing is written yet.",
           );
-          if (r) setPreview(r);
+          if (r) {
+            setPreview(r);
+            setPreviewed(mode);
+          }
         }}
       >
         <h2 id="import-title">Import</h2>
@@ -72,6 +87,15 @@ export function M3uScreen() {
           onInput={setContent}
           rows={8}
         />
+        <CheckboxField
+          label="Entries sharing a tvg-id become one channel with fallback sources"
+          checked={asFallbacks}
+          onChange={(v) => {
+            setAsFallbacks(v);
+            setPreview(null);
+          }}
+          hint="The first entry is the channel's source, later ones its fallback sources (at most 8)."
+        />
         <button
           type="submit"
           class="btn btn-primary"
@@ -86,7 +110,11 @@ export function M3uScreen() {
           <h2 id="preview-title">Preview</h2>
           <p data-testid="import-summary">
             {preview.count} entries: {count(preview.created)} to create, {count(preview.updated)} to
-            update, {count(preview.skipped)} skipped.
+            update, {count(preview.skipped)} skipped
+            {preview.fallbacks === undefined
+              ? ""
+              : `, ${preview.fallbacks} as fallback sources of their tvg-id's channel`}
+            .
           </p>
           <DataTable
             columns={PREVIEW_COLUMNS}
@@ -100,7 +128,7 @@ export function M3uScreen() {
             disabled={action.busy}
             onClick={async () => {
               const r = await action.run(
-                () => api.m3u.importPlaylist(content, true, revisionsOf(preview)),
+                () => api.m3u.importPlaylist(content, true, revisionsOf(preview), previewed),
                 (a) =>
                   `Imported: ${count(a.created)} created, ${count(a.updated)} updated, ${count(a.skipped)} skipped.`,
               );
