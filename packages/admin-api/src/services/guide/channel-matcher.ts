@@ -105,6 +105,15 @@ export function createChannelMatcher(
     }
     return out;
   }
+  /** The first entry of posting `id` of `p` in source `source` ("" for any), or undefined. */
+  function firstIn(p: Postings, id: number, source: string): number | undefined {
+    if (id < 0) return undefined;
+    for (let i = p.start[id]!; i < p.start[id + 1]!; i++) {
+      const e = p.list[i]!;
+      if (source === "" || channels[e]!.sourceId === source) return e;
+    }
+    return undefined;
+  }
   /** The entry's display-name keys, else its id-name keys (what a fuzzy score compares). */
   function fuzzyKeys(e: number): string[] {
     let from = ix.keyStart[e]!;
@@ -216,10 +225,10 @@ export function createChannelMatcher(
       return { channelId: ch.id, status: "unmatched", candidates, guideRefs: [] };
     const gc = channels[chosen]!;
     // The same id in other sources: their programmes fill the match's holes (docs/guide.md "Merging").
-    const refs = [
-      chosen,
-      ...postings(ix.byId, ix.xmltvIdOf[chosen]!, "").filter((e) => e !== chosen),
-    ];
+    const refs = [chosen];
+    const sameId = ix.xmltvIdOf[chosen]!;
+    for (let i = ix.byId.start[sameId]!; i < ix.byId.start[sameId + 1]!; i++)
+      if (ix.byId.list[i] !== chosen) refs.push(ix.byId.list[i]!);
     let icon = gc.icon;
     for (let i = 0; icon === "" && i < refs.length; i++) icon = channels[refs[i]!]!.icon;
     return {
@@ -259,7 +268,7 @@ export function createChannelMatcher(
       const source = ch.epg_source;
       const exactId = { method: "epg_id", reason: "exact_id", score: 1 } as const;
       if (ch.epg_id !== "") {
-        const hit = postings(ix.byId, ix.idOf(ch.epg_id), source)[0];
+        const hit = firstIn(ix.byId, ix.idOf(ch.epg_id), source);
         if (hit !== undefined)
           return result(ch, hit, { ...exactId, manual: true }, [candidate(hit, 1, "exact_id")]);
         // The operator's id is not (yet) in any source: no automatic guess replaces it.
@@ -272,7 +281,7 @@ export function createChannelMatcher(
       }
       if (source !== "" && ch.epg_name !== "") {
         // `name` is `epg_name` here, so `key` is its normalised form.
-        const hit = key === "" ? undefined : postings(ix.byKey, ix.idOf(key), source)[0];
+        const hit = key === "" ? undefined : firstIn(ix.byKey, ix.idOf(key), source);
         if (hit !== undefined)
           return result(
             ch,
@@ -282,7 +291,7 @@ export function createChannelMatcher(
           );
       }
       // An `epg_source` alone still narrows the automatic match to that source.
-      const sameId = postings(ix.byId, ix.idOf(ch.id), source)[0];
+      const sameId = firstIn(ix.byId, ix.idOf(ch.id), source);
       const { exact, out, fuzzy } = ranked(name, tokens, source);
       if (sameId !== undefined) {
         const sameXmltvId = channels[sameId]!.xmltvId;
