@@ -1,10 +1,11 @@
 import { GatewayError } from "@svc/core/errors";
-import { readJsonBody } from "@svc/core/http";
+import { piecewiseBody, readJsonBody } from "@svc/core/http";
 import { defineRoutes, routesOf } from "@svc/core/route-table";
 import type { Hono } from "hono";
 import type { AdminContext } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
 import { admin } from "../http/route-access.js";
+import { matchListJson } from "../services/guide/match-list-json.js";
 import { GUIDE_PRESETS } from "../services/guide/presets.js";
 import { sourceCreateBody, sourceUpdateBody } from "../services/guide/source-body.js";
 import type { GuideSource } from "../services/guide/source-store.js";
@@ -143,18 +144,11 @@ export function createGuideSourceRoutes(ctx: AdminContext): Hono<AdminEnv> {
 
     matches: async (c) => {
       const byChannel = await guide.matches();
-      return c.json({
-        matches: ctx.channels.list().map((ch) => {
-          const m = byChannel.get(ch.id);
-          return {
-            channel_id: ch.id,
-            status: m?.status ?? "unmatched",
-            ...(m?.match === undefined ? {} : { match: m.match }),
-            candidates: m?.candidates ?? [],
-            logo_candidates: guide.logoCandidates(ch, byChannel),
-          };
-        }),
-      });
+      const pieces = matchListJson(ctx.channels.list(), byChannel, (ch) =>
+        guide.logoCandidates(ch, byChannel),
+      );
+      // c.json's content type; the body streams (matchListJson).
+      return c.body(piecewiseBody(pieces), 200, { "Content-Type": "application/json" });
     },
 
     refresh: async (c) => {

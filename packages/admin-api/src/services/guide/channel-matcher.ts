@@ -1,6 +1,7 @@
 import type { Channel } from "@svc/core/catalog";
 import type { StoredGuideChannel } from "./guide-data.js";
-import { foldName, nameKey, nameTokens } from "./name-normalizer.js";
+import { buildMatchIndex, type Postings } from "./match-index.js";
+import { foldName, nameTokens } from "./name-normalizer.js";
 import { keySimilarity, numbersOf } from "./name-similarity.js";
 
 export type MatchMethod = "epg_id" | "epg_name" | "name";
@@ -64,190 +65,190 @@ export const FUZZY_CANDIDATE = 0.5;
 export const FUZZY_AUTO = 0.9;
 export const FUZZY_MARGIN = 0.05;
 
-interface Indexed {
-  readonly gc: StoredGuideChannel;
-  readonly rank: number;
-  /** Normalised display names (and channel numbers). */
-  readonly keys: readonly string[];
-  /** The id read as a name: `BBCOne.uk` → `bbcone` and, its words split, `bbc1`. */
-  readonly idKeys: readonly string[];
+/** A scored fuzzy candidate: an entry of the index. */
+interface Fuzzy {
+  readonly e: number;
+  readonly score: number;
 }
-
-/**
- * The id without `@feed` and its last dot segment (a country or domain), as
- * written and with camel case and digits split into words: `SilverbirdTV.ng`
- * gives "SilverbirdTV" and "Silverbird TV".
- */
-function idAsNames(xmltvId: string): string[] {
-  const id = xmltvId.split("@")[0]!;
-  const dot = id.lastIndexOf(".");
-  const stem = dot > 0 ? id.slice(0, dot) : id;
-  // ASCII ids (nearly all) take the same rules with ASCII classes, several times faster.
-  const split = ASCII.test(stem)
-    ? stem
-        .replace(/([a-z])([A-Z])/g, "$1 $2")
-        .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-        .replace(/([A-Za-z])([0-9])|([0-9])([A-Za-z])/g, (_m, a, b, c, d) =>
-          a === undefined ? `${c} ${d}` : `${a} ${b}`,
-        )
-    : stem
-        .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
-        .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
-        .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, (_m, a, b, c, d) =>
-          a === undefined ? `${c} ${d}` : `${a} ${b}`,
-        );
-  return split === stem ? [stem] : [stem, split];
+interface Ranked {
+  readonly exact: readonly number[];
+  readonly out: MatchCandidate[];
+  readonly fuzzy: readonly Fuzzy[];
 }
-const ASCII = /^[\x20-\x7e]*$/;
+const NOTHING: Ranked = { exact: [], out: [], fuzzy: [] };
+const exactReason = (key: string): MatchReason => (/^\d+$/.test(key) ? "lcn" : "exact_name");
 
 /**
  * Builds the matching index over the guide channels of the enabled sources
- * (`sourceOrder`: their ids in priority order) once per guide version; matching
- * one channel is then a few map lookups, so 40,000 channels match in well under
- * a second.
+ * (`sourceOrder`: their ids in priority order) once per guide version
+ * (match-index.ts); matching one channel is then a few map lookups and at most
+ * {@link FUZZY_POOL} similarity scores.
  */
 export function createChannelMatcher(
   guideChannels: readonly StoredGuideChannel[],
   sourceOrder: readonly string[],
 ) {
-  const priority = new Map(sourceOrder.map((id, i) => [id, i]));
-  // Present channels first, then source priority: the postings below keep this order.
-  const ranked0 = guideChannels
-    .filter((gc) => priority.has(gc.sourceId))
-    .map((gc) => ({ gc, rank: (gc.present ? 0 : 1_000) + priority.get(gc.sourceId)! }))
-    .sort((a, b) => a.rank - b.rank);
-  const common = commonToken(ranked0.length);
-  const byId = new Map<string, Indexed[]>();
-  const byKey = new Map<string, Indexed[]>();
-  const byIdKey = new Map<string, Indexed[]>();
-  const byToken = new Map<string, Indexed[]>();
-  // One channel's entries are pushed together, so a repeat is always the list's last.
-  const push = <K>(m: Map<K, Indexed[]>, k: K, v: Indexed) => {
-    const list = m.get(k);
-    if (list === undefined) m.set(k, [v]);
-    else if (list[list.length - 1] !== v) list.push(v);
-  };
-  const keysOf = (lists: string[][]) => {
-    const keys: string[] = [];
-    for (const t of lists) {
-      const k = t.join("");
-      if (k !== "" && !keys.includes(k)) keys.push(k);
-    }
-    return keys;
-  };
-  for (const { gc, rank } of ranked0) {
-    const tokenLists = gc.displayNames.map(nameTokens);
-    const idTokenLists = idAsNames(gc.xmltvId).map(nameTokens);
-    const x: Indexed = { gc, rank, keys: keysOf(tokenLists), idKeys: keysOf(idTokenLists) };
-    push(byId, gc.xmltvId, x);
-    for (const k of x.keys) push(byKey, k, x);
-    for (const k of x.idKeys) push(byIdKey, k, x);
-    // Words of the display names (of the id when it has none), for fuzzy candidates.
-    for (const tokens of tokenLists.length > 0 ? tokenLists : idTokenLists)
-      for (const t of tokens) push(byToken, t, x);
-  }
-  // Words too common to gather candidates are never read: their postings go.
-  for (const [t, posting] of byToken) if (posting.length > common) byToken.delete(t);
+  const ix = buildMatchIndex(guideChannels, sourceOrder);
+  const { channels, rank } = ix;
+  const common = commonToken(channels.length);
+  // Per-match scratch: words shared with each entry, and which entries were touched.
+  const shared = new Int32Array(channels.length);
+  const touched: number[] = [];
 
-  const candidate = (x: Indexed, score: number, reason: MatchReason): MatchCandidate => ({
-    source_id: x.gc.sourceId,
-    epg_id: x.gc.xmltvId,
-    display_name: x.gc.displayNames[0] ?? x.gc.xmltvId,
-    score: Math.round(score * 1000) / 1000,
-    reason,
-    present: x.gc.present,
-  });
-  const exactReason = (key: string): MatchReason => (/^\d+$/.test(key) ? "lcn" : "exact_name");
+  /** The entries of posting `id` of `p` (none for -1) in source `source` ("" for any). */
+  function postings(p: Postings, id: number, source: string): number[] {
+    const out: number[] = [];
+    if (id < 0) return out;
+    for (let i = p.start[id]!; i < p.start[id + 1]!; i++) {
+      const e = p.list[i]!;
+      if (source === "" || channels[e]!.sourceId === source) out.push(e);
+    }
+    return out;
+  }
+  /** The first entry of posting `id` of `p` in source `source` ("" for any), or undefined. */
+  function firstIn(p: Postings, id: number, source: string): number | undefined {
+    if (id < 0) return undefined;
+    for (let i = p.start[id]!; i < p.start[id + 1]!; i++) {
+      const e = p.list[i]!;
+      if (source === "" || channels[e]!.sourceId === source) return e;
+    }
+    return undefined;
+  }
+  /** The entry's display-name keys, else its id-name keys (what a fuzzy score compares). */
+  function fuzzyKeys(e: number): string[] {
+    let from = ix.keyStart[e]!;
+    let to = ix.keyStart[e + 1]!;
+    let keys = ix.keys;
+    if (from === to) {
+      from = ix.idKeyStart[e]!;
+      to = ix.idKeyStart[e + 1]!;
+      keys = ix.idKeys;
+    }
+    const out: string[] = [];
+    for (let i = from; i < to; i++) out.push(ix.str(keys[i]!));
+    return out;
+  }
+  const candidate = (e: number, score: number, reason: MatchReason): MatchCandidate => {
+    const gc = channels[e]!;
+    return {
+      source_id: gc.sourceId,
+      epg_id: gc.xmltvId,
+      display_name: gc.displayNames[0] ?? gc.xmltvId,
+      score: Math.round(score * 1000) / 1000,
+      reason,
+      present: gc.present,
+    };
+  };
 
   /**
    * Exact names first (display names, then ids read as names), then guide
-   * channels sharing a word, by similarity; `inSource` narrows every step.
+   * channels sharing a word, by similarity; `source` ("" for any) narrows every step.
    */
-  function ranked(
-    raw: string,
-    nameTokenList: readonly string[],
-    inSource: (x: Indexed) => boolean,
-  ): { exact: Indexed[]; out: MatchCandidate[]; fuzzy: { x: Indexed; score: number }[] } {
-    const key = nameTokenList.join("");
-    if (key === "") return { exact: [], out: [], fuzzy: [] };
+  function ranked(raw: string, tokens: readonly string[], source: string): Ranked {
+    const key = tokens.join("");
+    if (key === "") return NOTHING;
+    const keyId = ix.idOf(key);
+    let byName = postings(ix.byKey, keyId, source);
     // Equal normalised names ("Planeta TV", "Planeta 4K"): of equal rank, the one
     // spelt most like the channel's name before tags were dropped comes first.
-    let byName = (byKey.get(key) ?? []).filter(inSource);
     if (byName.length > 1) {
       const spelt = foldName(raw);
-      const closeness = (x: Indexed) =>
-        Math.max(0, ...x.gc.displayNames.map((n) => keySimilarity(spelt, foldName(n))));
+      const closeness = (e: number) =>
+        Math.max(0, ...channels[e]!.displayNames.map((n) => keySimilarity(spelt, foldName(n))));
       byName = byName
-        .map((x) => ({ x, c: closeness(x) }))
-        .sort((a, b) => a.x.rank - b.x.rank || b.c - a.c)
-        .map(({ x }) => x);
+        .map((e) => ({ e, c: closeness(e) }))
+        .sort((a, b) => rank[a.e]! - rank[b.e]! || b.c - a.c)
+        .map(({ e }) => e);
     }
-    const byId = (byIdKey.get(key) ?? []).filter((x) => inSource(x) && !byName.includes(x));
-    const exact = [...byName, ...byId];
-    const out = [
-      ...byName.map((x) => candidate(x, 1, exactReason(key))),
-      ...byId.map((x) => candidate(x, 1, "id_name")),
-    ].slice(0, MAX_CANDIDATES);
+    const byIdName = postings(ix.byIdKey, keyId, source).filter((e) => !byName.includes(e));
+    const exact = byName.length === 0 ? byIdName : [...byName, ...byIdName];
+    const out: MatchCandidate[] = [];
+    for (const e of exact) {
+      if (out.length === MAX_CANDIDATES) break;
+      out.push(candidate(e, 1, out.length < byName.length ? exactReason(key) : "id_name"));
+    }
     // Guide channels sharing words, the most shared first; only the first few are scored.
-    const shared = new Map<Indexed, number>();
-    for (const t of new Set(nameTokenList)) {
-      const posting = byToken.get(t);
-      if (posting === undefined) continue;
-      for (const x of posting) shared.set(x, (shared.get(x) ?? 0) + 1);
+    for (let t = 0; t < tokens.length; t++) {
+      if (tokens.indexOf(tokens[t]!, 0) !== t) continue;
+      const id = ix.idOf(tokens[t]!);
+      if (id < 0) continue;
+      const from = ix.byWord.start[id]!;
+      const to = ix.byWord.start[id + 1]!;
+      if (to - from > common) continue;
+      for (let i = from; i < to; i++) {
+        const e = ix.byWord.list[i]!;
+        if (shared[e] === 0) touched.push(e);
+        shared[e]!++;
+      }
     }
-    const pool = [...shared]
-      .filter(([x]) => !exact.includes(x) && inSource(x))
-      .sort((a, b) => b[1] - a[1] || a[0].rank - b[0].rank)
-      .slice(0, FUZZY_POOL);
-    const fuzzy: { x: Indexed; score: number }[] = [];
-    for (const [x] of pool) {
+    const pool: { e: number; n: number }[] = [];
+    for (const e of touched) {
+      if (!exact.includes(e) && (source === "" || channels[e]!.sourceId === source))
+        pool.push({ e, n: shared[e]! });
+      shared[e] = 0;
+    }
+    touched.length = 0;
+    pool.sort((a, b) => b.n - a.n || rank[a.e]! - rank[b.e]!);
+    const fuzzy: Fuzzy[] = [];
+    for (let i = 0; i < pool.length && i < FUZZY_POOL; i++) {
+      const { e } = pool[i]!;
       let score = 0;
-      for (const k of x.keys.length > 0 ? x.keys : x.idKeys)
-        score = Math.max(score, keySimilarity(key, k));
-      if (score >= FUZZY_CANDIDATE) fuzzy.push({ x, score });
+      for (const k of fuzzyKeys(e)) score = Math.max(score, keySimilarity(key, k));
+      if (score >= FUZZY_CANDIDATE) fuzzy.push({ e, score });
     }
-    fuzzy.sort((a, b) => b.score - a.score || a.x.rank - b.x.rank);
-    for (const f of fuzzy.slice(0, MAX_CANDIDATES - out.length))
-      out.push(candidate(f.x, f.score, "fuzzy"));
+    fuzzy.sort((a, b) => b.score - a.score || rank[a.e]! - rank[b.e]!);
+    for (let i = 0; i < fuzzy.length && out.length < MAX_CANDIDATES; i++)
+      out.push(candidate(fuzzy[i]!.e, fuzzy[i]!.score, "fuzzy"));
     return { exact, out, fuzzy };
   }
 
   /** The fuzzy candidate applied automatically, if one clears every rule of {@link FUZZY_AUTO}. */
-  function autoFuzzy(key: string, fuzzy: readonly { x: Indexed; score: number }[]) {
+  function autoFuzzy(key: string, fuzzy: readonly Fuzzy[]): Fuzzy | undefined {
     const best = fuzzy[0];
     if (best === undefined || best.score < FUZZY_AUTO) return undefined;
-    const next = fuzzy.find((f) => f.x.gc.xmltvId !== best.x.gc.xmltvId);
+    const bestId = ix.xmltvIdOf[best.e];
+    const next = fuzzy.find((f) => ix.xmltvIdOf[f.e] !== bestId);
     if (next !== undefined && next.score > best.score - FUZZY_MARGIN) return undefined;
-    const numbers = numbersOf(key);
-    const keys = best.x.keys.length > 0 ? best.x.keys : best.x.idKeys;
-    const bestKey = keys.reduce((a, k) => (keySimilarity(key, k) > keySimilarity(key, a) ? k : a));
-    return numbersOf(bestKey) === numbers ? best : undefined;
+    const bestKey = fuzzyKeys(best.e).reduce((a, k) =>
+      keySimilarity(key, k) > keySimilarity(key, a) ? k : a,
+    );
+    return numbersOf(bestKey) === numbersOf(key) ? best : undefined;
   }
 
   function result(
     ch: Channel,
-    chosen: Indexed | undefined,
+    chosen: number | undefined,
     how: { method: MatchMethod; reason: MatchReason; score: number; manual: boolean },
     candidates: MatchCandidate[],
   ): ChannelMatch {
     if (chosen === undefined)
       return { channelId: ch.id, status: "unmatched", candidates, guideRefs: [] };
-    const refs = [chosen, ...(byId.get(chosen.gc.xmltvId) ?? []).filter((x) => x !== chosen)];
+    const gc = channels[chosen]!;
+    // The same id in other sources: their programmes fill the match's holes (docs/guide.md "Merging").
+    const refs = [chosen];
+    const sameId = ix.xmltvIdOf[chosen]!;
+    for (let i = ix.byId.start[sameId]!; i < ix.byId.start[sameId + 1]!; i++)
+      if (ix.byId.list[i] !== chosen) refs.push(ix.byId.list[i]!);
+    let icon = gc.icon;
+    for (let i = 0; icon === "" && i < refs.length; i++) icon = channels[refs[i]!]!.icon;
     return {
       channelId: ch.id,
-      status: chosen.gc.present ? "matched" : "stale",
+      status: gc.present ? "matched" : "stale",
       match: {
-        source_id: chosen.gc.sourceId,
-        epg_id: chosen.gc.xmltvId,
-        display_name: chosen.gc.displayNames[0] ?? chosen.gc.xmltvId,
+        source_id: gc.sourceId,
+        epg_id: gc.xmltvId,
+        display_name: gc.displayNames[0] ?? gc.xmltvId,
         method: how.method,
         reason: how.reason,
         score: Math.round(how.score * 1000) / 1000,
         manual: how.manual,
-        icon: chosen.gc.icon || (refs.find((x) => x.gc.icon !== "")?.gc.icon ?? ""),
+        icon,
       },
       candidates,
-      guideRefs: refs.map((x) => ({ sourceId: x.gc.sourceId, xmltvId: x.gc.xmltvId })),
+      guideRefs: refs.map((e) => ({
+        sourceId: channels[e]!.sourceId,
+        xmltvId: channels[e]!.xmltvId,
+      })),
     };
   }
 
@@ -260,12 +261,14 @@ export function createChannelMatcher(
      * then a fuzzy candidate above {@link FUZZY_AUTO}.
      */
     match(ch: Channel): ChannelMatch {
+      // The name is normalised once: its words and its key serve every step.
       const name = ch.epg_name || ch.title;
       const tokens = nameTokens(name);
-      const inSource = (x: Indexed) => ch.epg_source === "" || x.gc.sourceId === ch.epg_source;
+      const key = tokens.join("");
+      const source = ch.epg_source;
       const exactId = { method: "epg_id", reason: "exact_id", score: 1 } as const;
       if (ch.epg_id !== "") {
-        const hit = (byId.get(ch.epg_id) ?? []).find(inSource);
+        const hit = firstIn(ix.byId, ix.idOf(ch.epg_id), source);
         if (hit !== undefined)
           return result(ch, hit, { ...exactId, manual: true }, [candidate(hit, 1, "exact_id")]);
         // The operator's id is not (yet) in any source: no automatic guess replaces it.
@@ -273,12 +276,12 @@ export function createChannelMatcher(
           ch,
           undefined,
           { ...exactId, manual: true },
-          ranked(name, tokens, inSource).out,
+          ranked(name, tokens, source).out,
         );
       }
-      if (ch.epg_source !== "" && ch.epg_name !== "") {
-        const key = nameKey(ch.epg_name);
-        const hit = (byKey.get(key) ?? []).find(inSource);
+      if (source !== "" && ch.epg_name !== "") {
+        // `name` is `epg_name` here, so `key` is its normalised form.
+        const hit = key === "" ? undefined : firstIn(ix.byKey, ix.idOf(key), source);
         if (hit !== undefined)
           return result(
             ch,
@@ -288,24 +291,29 @@ export function createChannelMatcher(
           );
       }
       // An `epg_source` alone still narrows the automatic match to that source.
-      const sameId = (byId.get(ch.id) ?? []).find(inSource);
-      const { exact, out, fuzzy } = ranked(name, tokens, inSource);
-      if (sameId !== undefined)
+      const sameId = firstIn(ix.byId, ix.idOf(ch.id), source);
+      const { exact, out, fuzzy } = ranked(name, tokens, source);
+      if (sameId !== undefined) {
+        const sameXmltvId = channels[sameId]!.xmltvId;
         return result(ch, sameId, { ...exactId, manual: false }, [
           candidate(sameId, 1, "exact_id"),
-          ...out.filter((c) => c.epg_id !== sameId.gc.xmltvId).slice(0, MAX_CANDIDATES - 1),
+          ...out.filter((c) => c.epg_id !== sameXmltvId).slice(0, MAX_CANDIDATES - 1),
         ]);
-      const key = tokens.join("");
+      }
       const first = exact[0];
       if (first !== undefined) {
-        const reason = first.keys.includes(key) ? exactReason(key) : "id_name";
+        const keyId = ix.idOf(key);
+        let byName = false;
+        for (let i = ix.keyStart[first]!; i < ix.keyStart[first + 1]!; i++)
+          if (ix.keys[i] === keyId) byName = true;
+        const reason = byName ? exactReason(key) : "id_name";
         return result(ch, first, { method: "name", reason, score: 1, manual: false }, out);
       }
       const auto = autoFuzzy(key, fuzzy);
       if (auto !== undefined)
         return result(
           ch,
-          auto.x,
+          auto.e,
           { method: "name", reason: "fuzzy", score: auto.score, manual: false },
           out,
         );
