@@ -5,6 +5,7 @@
 //
 //   npx pnpm@10.34.9 exec turbo run build
 //   node bench/ts-channel.mjs [--seconds 30] [--viewers 200] [--cpu 1] [--client-cpu 0]
+//     [--phases segmenter,viewers,cold] [--node-arg --cpu-prof --node-arg --cpu-prof-dir=DIR]
 //
 // Source: a 90 s H.264 720p + AAC MPEG-TS at ~8 Mbit/s (x264 CBR with filler), made once
 // with ffmpeg and cached in the temp folder, served by an origin in this process that paces
@@ -43,6 +44,10 @@ const VIEWERS = Number(arg("viewers", "200"));
 const CPU = arg("cpu", "1");
 const CLIENT_CPU = arg("client-cpu", "0");
 const MEDIA_SEC = 90;
+/** `--node-arg X` (repeatable): extra Node flags for the gateway, e.g. `--cpu-prof`. */
+const NODE_ARGS = process.argv.flatMap((a, i) =>
+  a === "--node-arg" && i + 1 < process.argv.length ? [process.argv[i + 1]] : [],
+);
 /** `--phases segmenter,viewers,cold` (default all). */
 const PHASES = new Set(arg("phases", "segmenter,viewers,cold").split(","));
 
@@ -108,12 +113,16 @@ await new Promise((r) => origin.listen(0, "127.0.0.1", r));
 const ORIGIN = `http://127.0.0.1:${origin.address().port}`;
 
 async function gateway(channels) {
-  const gw = await startGateway("lite", {
-    auth: authSection(),
-    security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-    extensions: { ts_output: true },
-    channels,
-  });
+  const gw = await startGateway(
+    "lite",
+    {
+      auth: authSection(),
+      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+      extensions: { ts_output: true },
+      channels,
+    },
+    { nodeArgs: NODE_ARGS },
+  );
   pin(gw.proc.pid);
   return gw;
 }

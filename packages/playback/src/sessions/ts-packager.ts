@@ -112,6 +112,7 @@ export class TsPackager implements Packager {
     });
     this.fanout = new TsFanout({
       joinPoint: () => this.cutter.joinPoint(),
+      psi: () => this.cutter.psi(),
       maxQueuedBytes: o.streamQueueBytes ?? STREAM_QUEUE_BYTES,
       maxBacklogMs: STREAM_BACKLOG_MS,
     });

@@ -3,7 +3,7 @@ import { AccessUnitScanner, type VideoCodec } from "./nal-scan.js";
 import { PTS_CLOCK, ptsDelta, readPesHeader } from "./pes.js";
 import { type Pmt, parsePat, parsePmt, SectionAssembler } from "./psi.js";
 import { type PictureSize, spsPictureSize } from "./sps-resolution.js";
-import { PACKET_SIZE, PAT_PID, packetPid, readPacketHeader } from "./ts-packet.js";
+import { joinPackets, PACKET_SIZE, PAT_PID, packetPid, readPacketHeader } from "./ts-packet.js";
 
 /** One cut segment: PAT and PMT, then the source's own 188-byte packets in order. */
 export interface TsSegment {
@@ -117,6 +117,14 @@ export class SegmentCutter {
       this.lastCodecs = programCodecs(this.pmt, this.sps) ?? this.lastCodecs;
     if (this.sps !== undefined && this.videoCodec !== undefined)
       this.lastSize = spsPictureSize(this.videoCodec, this.sps) ?? this.lastSize;
+  }
+
+  /**
+   * The current PAT and PMT once both are read from the current input (none of a source
+   * before {@link discontinuity}): a stream's first bytes before its join point.
+   */
+  psi(): Buffer[] | undefined {
+    return this.pmt === undefined ? undefined : [...this.patPackets, ...this.pmtPackets];
   }
 
   /**
@@ -366,7 +374,7 @@ function newTable(): Table {
 
 function finish(seg: OpenSegment, packets: readonly Buffer[], ticks: number): TsSegment {
   return {
-    bytes: Buffer.concat([...seg.tables, ...packets]),
+    bytes: joinPackets([...seg.tables, ...packets]),
     durationSec: ticks / PTS_CLOCK,
     startPts: seg.startPts,
     discontinuity: seg.discontinuity,

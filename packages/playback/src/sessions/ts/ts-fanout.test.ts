@@ -129,4 +129,28 @@ describe("TsFanout", () => {
     fan.add(next);
     assert.deepEqual(Buffer.concat(next.got), Buffer.concat(jp), "the source's own counters");
   });
+
+  it("a stream that has sent nothing gives PAT and PMT at once, then its join point", () => {
+    let jp: Buffer[] | undefined;
+    let psi: Buffer[] | undefined;
+    const fan = new TsFanout({
+      joinPoint: () => jp,
+      psi: () => psi,
+      maxQueuedBytes: 1 << 20,
+      maxBacklogMs: 1000,
+    });
+    const v = sink();
+    fan.add(v);
+    assert.deepEqual(v.got, [], "nothing known yet");
+    psi = [packet(0, 4), packet(0x1000, 9)];
+    fan.push([packet(0x100, 3)]);
+    assert.deepEqual(pids(v.got), [0, 0x1000]);
+    fan.push([packet(0x100, 4)]);
+    assert.equal(v.got.length, 1, "PSI once");
+    jp = [packet(0, 5), packet(0x1000, 10), packet(0x100, 5)];
+    fan.push([packet(0x100, 5)]);
+    fan.push([packet(0x100, 6)]);
+    assert.deepEqual(pids(v.got), [0, 0x1000, 0, 0x1000, 0x100, 0x100]);
+    assert.equal(breaks(v.got), 0);
+  });
 });

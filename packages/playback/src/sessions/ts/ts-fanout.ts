@@ -1,4 +1,5 @@
 import { ContinuityRewriter } from "../../ts/continuity-rewriter.js";
+import { joinPackets } from "../../ts/ts-packet.js";
 
 /** Where one live viewer's bytes go: the HTTP response of a `stream.ts` request. */
 export interface TsViewerSink {
@@ -11,6 +12,11 @@ export interface TsViewerSink {
 export interface TsFanoutOptions {
   /** The current PAT, PMT and packets since the latest random-access point, if any. */
   readonly joinPoint: () => Buffer[] | undefined;
+  /**
+   * The current PAT and PMT once known: viewers of a stream that has sent nothing yet get
+   * them at once, their first bytes while the source reaches its first random-access point.
+   */
+  readonly psi?: () => Buffer[] | undefined;
   /** A viewer queueing more than this is a slow reader and is dropped at once. */
   readonly maxQueuedBytes: number;
   /**
@@ -54,6 +60,8 @@ export class TsFanout {
   private stream = new ContinuityRewriter();
   /** The stream waits for a join point: before its first viewer's, after a reconnect. */
   private waiting = true;
+  /** The stream has sent something (PSI or a join point) since it started. */
+  private started = false;
   /** Viewers dropped as slow readers since the session started. */
   dropped = 0;
 
@@ -70,6 +78,7 @@ export class TsFanout {
       // Nobody followed the stream: it starts again from the next join point.
       this.stream = new ContinuityRewriter();
       this.waiting = true;
+      this.started = false;
     }
     this.viewers.add(v);
     if (this.waiting) this.resume(Date.now());
@@ -112,13 +121,27 @@ export class TsFanout {
   /** The stream (re)starts at the join point, for every viewer alike. */
   private resume(now: number): void {
     const joinPoint = this.o.joinPoint();
-    if (joinPoint === undefined) return;
+    if (joinPoint === undefined) {
+      this.announce(now);
+      return;
+    }
     this.waiting = false;
+    this.started = true;
     const bytes = joined(this.stream.rewrite(joinPoint));
     for (const v of this.viewers) {
       v.joined = true;
       this.send(v, bytes, now);
     }
+  }
+
+  /** A stream that has sent nothing sends PAT and PMT as soon as they are known. */
+  private announce(now: number): void {
+    if (this.started || this.o.psi === undefined) return;
+    const psi = this.o.psi();
+    if (psi === undefined) return;
+    this.started = true;
+    const bytes = joined(this.stream.rewrite(psi));
+    for (const v of this.viewers) this.send(v, bytes, now);
   }
 
   /** Viewers that came while the stream flows get the join point aligned to it. */
@@ -153,5 +176,5 @@ export class TsFanout {
 
 /** Packets as one buffer (no copy for one packet). */
 function joined(packets: readonly Buffer[]): Buffer {
-  return packets.length === 1 ? packets[0]! : Buffer.concat(packets);
+  return packets.length === 1 ? packets[0]! : joinPackets(packets);
 }
