@@ -10,6 +10,7 @@ import { describeRefusal, type FetchContext } from "./fetcher/upstream-fetch.js"
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
 import { checkSessionStart, type StartFailureCause } from "./inspection/start-check.js";
 import { absurdMpdProblem } from "./inspection/timeline-check.js";
+import type { Mpd } from "./manifest/mpd-model.js";
 import { listAvailableSegments } from "./manifest/segment-availability.js";
 import { planNativeRenditions } from "./native-support.js";
 import { ChannelPublication } from "./publisher/channel-publication.js";
@@ -84,6 +85,14 @@ export class NativePackager {
 
   get generation(): string {
     return this.o.generation;
+  }
+
+  /**
+   * The MPD in use (the last one loaded), for the DASH source reader of the TS engine
+   * (failover: `sessions/ts/dash-ts-relay.ts` watches its type and update period).
+   */
+  get currentMpd(): Mpd | undefined {
+    return this.snapshot?.mpd;
   }
 
   constructor(private readonly o: NativePackagerOptions) {
