@@ -1,6 +1,7 @@
 import type { Mpd } from "../../dash/manifest/mpd-model.js";
 import type { PackagerStart } from "../../dash/native-packager.js";
 import type { ChannelPublication } from "../../dash/publisher/channel-publication.js";
+import { newestSegmentOf } from "../failover/dash-failback-probe.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
 import { Fmp4TsRelay } from "./fmp4-ts-relay.js";
 
@@ -45,8 +46,9 @@ const UNUSED_QUEUE_BYTES = 1 << 20;
  * plays; {@link Fmp4TsRelay} remuxes its `v0` and `a0` segments to one MPEG-TS program and
  * hands each packet to `packets`. {@link run} answers at the source's first failure: an MPD
  * or segment fetch that fails (`http_error`, `connect_error`), an MPD or segment it cannot
- * read or an MPD that is or turns static (`not_media`), the newest segment not advancing
- * for three segment durations (or three `minimumUpdatePeriod`s when longer: `stalled`).
+ * read or an MPD that is or turns static (`not_media`), the newest segment the MPD lists not
+ * advancing for three segment durations (or three `minimumUpdatePeriod`s when longer:
+ * `stalled`).
  * A missing key answers `config` (no switch).
  */
 export class DashTsRelay {
@@ -109,25 +111,28 @@ export class DashTsRelay {
         },
         session: { packets: this.o.packets, discontinuity: this.o.discontinuity },
       });
-      let newest = -1;
+      // Stalled: the newest segment the MPD lists (as last loaded) did not advance. The
+      // packager fetches a segment ahead of its MPD (LL-DASH), so its own output can go on
+      // past a frozen MPD: the MPD is what is judged, as the failback probe judges it.
+      let newest = Number.NEGATIVE_INFINITY;
       let advancedAt = Date.now();
       const check = () => {
         const mpd = reader.currentMpd;
-        if (mpd !== undefined && mpd.type !== "dynamic")
+        if (mpd === undefined) return;
+        if (mpd.type !== "dynamic")
           return finish({ why: "the source MPD is static (not live)", reason: "not_media" });
-        const pub = reader.publication;
-        const w = pub?.windows.get("v0") ?? pub?.windows.get("a0");
         const now = Date.now();
-        if (w !== undefined && w.lastMsn > newest) {
-          newest = w.lastMsn;
+        const seg = newestSegmentOf(mpd, now);
+        if (seg !== undefined && seg.end > newest) {
+          newest = seg.end;
           advancedAt = now;
           return;
         }
-        const segmentSec = w?.targetDurationSec ?? mpd?.maxSegmentDuration ?? 2;
-        const limitMs = STALL_SEGMENTS * Math.max(segmentSec, mpd?.minimumUpdatePeriod ?? 0) * 1000;
+        const segmentSec = seg?.durationSec ?? mpd.maxSegmentDuration ?? 2;
+        const limitMs = STALL_SEGMENTS * Math.max(segmentSec, mpd.minimumUpdatePeriod ?? 0) * 1000;
         if (now - advancedAt > limitMs)
           finish({
-            why: `the source's newest segment did not advance for ${Math.round((now - advancedAt) / 1000)} s`,
+            why: `the source MPD's newest segment did not advance for ${Math.round((now - advancedAt) / 1000)} s`,
             reason: "stalled",
           });
       };
