@@ -9,6 +9,7 @@ import { login } from "../harness/http-client.js";
 import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
 import { ADMIN_PASSWORD, authSection } from "../harness/users.js";
+import { readFor } from "../ts/stream-ts-checks.js";
 import { type SwitchableDashOrigin, startSwitchableDashOrigin } from "./dash-switchable-origin.js";
 import {
   failoverMetric as countFailovers,
@@ -173,8 +174,25 @@ describe("failover of a dash channel with two fallback sources (full binary, Cle
     assert.equal(played.code, 0, played.stderr);
   });
 
+  it("leaves a source whose MPD turns static (not_media); stream.ts reads on across it", async () => {
+    const reading = readFor(`${gw.url}/v1/play/do/stream.ts`, 8_000);
+    await sleep(3_000);
+    origin.set("b", "static");
+    const read = await reading;
+    assert.equal(read.status, 200);
+    assert.equal(read.type, "video/mp2t");
+    assert.ok(read.bytes.length > 100 * 188, `${read.bytes.length} bytes`);
+    await untilActive(session, 2, "the switch away from the static source").catch(async (err) =>
+      assert.fail(`${err}\n${await evidence()}`),
+    );
+    assert.equal(await failoverMetric("not_media"), 1, await evidence());
+    const played = await playWithFfmpeg(play(), 4);
+    assert.equal(played.code, 0, played.stderr);
+  });
+
   it("plays the slate while every source is down, then resumes the real stream", async () => {
-    origin.set("a", 404);
+    // a has been frozen since the stall above: judged stalled as it opens (its newest
+    // segment is old on the origin's clock), before it plays any of its old segments.
     origin.set("b", 500);
     origin.set("c", 404);
     await until("the slate in the output", async () =>
@@ -188,8 +206,9 @@ describe("failover of a dash channel with two fallback sources (full binary, Cle
     ).catch(async (err) => assert.fail(`${err}\n${await evidence()}`));
     const s = await session();
     assert.equal(s.active_source, 2);
-    assert.ok(s.failovers >= 4, `${s.failovers} failovers`);
-    assert.ok((await failoverMetric("http_error")) >= 4, await evidence());
+    assert.ok(s.failovers >= 6, `${s.failovers} failovers`);
+    assert.ok((await failoverMetric("http_error")) >= 3, await evidence());
+    assert.ok((await failoverMetric("stalled")) >= 2, await evidence());
     assert.match((await mediaPlaylist(play())).text, /#EXT-X-DISCONTINUITY\n/);
   });
 

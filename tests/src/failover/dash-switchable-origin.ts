@@ -5,9 +5,10 @@ import { type DashLiveSource, startDashLiveSource } from "../harness/dash-live-s
 /**
  * What a source of the origin does: `live` serves the live MPD and its segments; `frozen`
  * serves the MPD as it was when frozen (a source whose MPD stops advancing) while its
- * segments still answer; a number answers that status for everything.
+ * segments still answer; `static` serves the live MPD turned `type="static"`; a number
+ * answers that status for everything.
  */
-export type DashSourceMode = "live" | "frozen" | number;
+export type DashSourceMode = "live" | "frozen" | "static" | number;
 
 export interface SwitchableDashOrigin {
   readonly url: string;
@@ -72,6 +73,11 @@ export async function startSwitchableDashOrigin(encrypt: {
       return;
     }
     if (isMpd && mode === "frozen") frozen.set(name, body);
+    if (isMpd && mode === "static") {
+      res.writeHead(200, { "content-type": "application/dash+xml" });
+      res.end(body.toString("utf8").replace(/\btype="dynamic"/, 'type="static"'));
+      return;
+    }
     res.writeHead(upstream.status, {
       "content-type": upstream.headers.get("content-type") ?? "application/octet-stream",
       "cache-control": "no-cache",

@@ -10,7 +10,6 @@ import { describeRefusal, type FetchContext } from "./fetcher/upstream-fetch.js"
 import { inspectNativeSupport } from "./inspection/native-inspection.js";
 import { checkSessionStart, type StartFailureCause } from "./inspection/start-check.js";
 import { absurdMpdProblem } from "./inspection/timeline-check.js";
-import type { Mpd } from "./manifest/mpd-model.js";
 import { listAvailableSegments } from "./manifest/segment-availability.js";
 import { planNativeRenditions } from "./native-support.js";
 import { ChannelPublication } from "./publisher/channel-publication.js";
@@ -88,11 +87,12 @@ export class NativePackager {
   }
 
   /**
-   * The MPD in use (the last one loaded), for the DASH source reader of the TS engine
-   * (failover: `sessions/ts/dash-ts-relay.ts` watches its type and update period).
+   * The MPD in use (the last one loaded) and the origin's clock offset, for the DASH source
+   * reader of the TS engine (failover: `sessions/ts/dash-ts-relay.ts` judges from them
+   * whether the source is live and advancing).
    */
-  get currentMpd(): Mpd | undefined {
-    return this.snapshot?.mpd;
+  get mpdInUse(): MpdSnapshot | undefined {
+    return this.snapshot;
   }
 
   constructor(private readonly o: NativePackagerOptions) {

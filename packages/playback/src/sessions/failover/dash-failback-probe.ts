@@ -52,13 +52,16 @@ export function createDashFailbackProbe(o: {
 }
 
 /**
- * The newest segment a live MPD lists now (its first Representation, of the live Period),
- * on the local clock: its end on the MPD timeline and its duration.
+ * The newest segment a live MPD lists at `nowMs` (the origin's clock; its first
+ * Representation, of the live Period): its end on the MPD timeline, its duration and the
+ * epoch ms it became available.
  */
 export function newestSegmentOf(
   mpd: Mpd,
   nowMs: number,
-): { readonly end: number; readonly durationSec: number } | undefined {
+):
+  | { readonly end: number; readonly durationSec: number; readonly availableAtMs: number }
+  | undefined {
   const period = currentPeriod(mpd, nowMs);
   const rep = period?.adaptationSets[0]?.representations[0];
   if (period === undefined || rep === undefined) return undefined;
@@ -66,5 +69,9 @@ export function newestSegmentOf(
   const last = listed.ok ? listed.value.segments.at(-1) : undefined;
   return last === undefined
     ? undefined
-    : { end: last.start + last.durationSec, durationSec: last.durationSec };
+    : {
+        end: last.start + last.durationSec,
+        durationSec: last.durationSec,
+        availableAtMs: last.availabilityStartMs,
+      };
 }

@@ -1,6 +1,6 @@
-import type { Mpd } from "../../dash/manifest/mpd-model.js";
 import type { PackagerStart } from "../../dash/native-packager.js";
 import type { ChannelPublication } from "../../dash/publisher/channel-publication.js";
+import type { MpdSnapshot } from "../../dash/scheduler/rendition-pump.js";
 import { newestSegmentOf } from "../failover/dash-failback-probe.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
 import { Fmp4TsRelay } from "./fmp4-ts-relay.js";
@@ -10,7 +10,7 @@ export interface DashSourceReader {
   start(): Promise<PackagerStart>;
   stop(): Promise<void>;
   readonly publication: ChannelPublication | undefined;
-  readonly currentMpd: Mpd | undefined;
+  readonly mpdInUse: MpdSnapshot | undefined;
   readonly counters: { readonly bytes_in: number };
 }
 
@@ -116,20 +116,31 @@ export class DashTsRelay {
       // past a frozen MPD: the MPD is what is judged, as the failback probe judges it.
       let newest = Number.NEGATIVE_INFINITY;
       let advancedAt = Date.now();
+      let first = true;
       const check = () => {
-        const mpd = reader.currentMpd;
-        if (mpd === undefined) return;
+        const snapshot = reader.mpdInUse;
+        if (snapshot === undefined) return;
+        const { mpd, clockOffsetMs } = snapshot;
         if (mpd.type !== "dynamic")
           return finish({ why: "the source MPD is static (not live)", reason: "not_media" });
         const now = Date.now();
-        const seg = newestSegmentOf(mpd, now);
+        const seg = newestSegmentOf(mpd, now + clockOffsetMs);
+        const segmentSec = seg?.durationSec ?? mpd.maxSegmentDuration ?? 2;
+        const limitMs = STALL_SEGMENTS * Math.max(segmentSec, mpd.minimumUpdatePeriod ?? 0) * 1000;
+        // A source frozen before it was opened: its newest segment became available long
+        // ago on the origin's clock (read from its UTCTiming: without one, not judged).
+        const lateMs = seg === undefined ? 0 : now + clockOffsetMs - seg.availableAtMs;
+        if (first && mpd.utcTimings.length > 0 && lateMs > limitMs)
+          return finish({
+            why: `the source MPD's newest segment is ${Math.round(lateMs / 1000)} s old`,
+            reason: "stalled",
+          });
+        first = false;
         if (seg !== undefined && seg.end > newest) {
           newest = seg.end;
           advancedAt = now;
           return;
         }
-        const segmentSec = seg?.durationSec ?? mpd.maxSegmentDuration ?? 2;
-        const limitMs = STALL_SEGMENTS * Math.max(segmentSec, mpd.minimumUpdatePeriod ?? 0) * 1000;
         if (now - advancedAt > limitMs)
           finish({
             why: `the source MPD's newest segment did not advance for ${Math.round((now - advancedAt) / 1000)} s`,
