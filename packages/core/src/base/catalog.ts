@@ -27,16 +27,16 @@ export function guideNumberKey(guideNumber: string): string {
 
 /**
  * How a runtime session packages a channel locally: `dash` (the DASH packager), `ts` (the
- * MPEG-TS engine: `ingress: ts`, and an `hls` channel with `fallback_sources`, whose
- * sources the engine reads segment by segment so it can switch between them inside one
- * output: extensions "Fallback sources and the slate", docs/failover.md), or undefined for
- * an `hls` channel proxied through the playlist rewriter.
+ * MPEG-TS engine: `ingress: ts`, and an `hls` or `dash` channel with `fallback_sources`,
+ * whose sources the engine reads segment by segment so it can switch between them inside
+ * one output: extensions "Fallback sources and the slate", docs/failover.md), or undefined
+ * for an `hls` channel proxied through the playlist rewriter.
  */
 export function packagingOf(
   channel: Pick<Channel, "ingress" | "fallback_sources">,
 ): "dash" | "ts" | undefined {
-  if (channel.ingress === "dash") return "dash";
   if (channel.ingress === "ts" || channel.fallback_sources.length > 0) return "ts";
+  if (channel.ingress === "dash") return "dash";
   return undefined;
 }
 

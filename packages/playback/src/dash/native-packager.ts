@@ -86,6 +86,15 @@ export class NativePackager {
     return this.o.generation;
   }
 
+  /**
+   * The MPD in use (the last one loaded) and the origin's clock offset, for the DASH source
+   * reader of the TS engine (failover: `sessions/ts/dash-ts-relay.ts` judges from them
+   * whether the source is live and advancing).
+   */
+  get mpdInUse(): MpdSnapshot | undefined {
+    return this.snapshot;
+  }
+
   constructor(private readonly o: NativePackagerOptions) {
     this.ready = new Promise((r) => {
       this.readyResolve = r;

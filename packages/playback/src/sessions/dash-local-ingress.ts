@@ -63,7 +63,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
   // a DASH one's are; its index.m3u8 goes through the TS side (a 502 naming the reason).
   const tsEngine = (req: PlayRequest) => packagingOf(req.channel) === "ts";
   const tsNative = (req: PlayRequest) =>
-    tsEngine(req) && (req.channel.ingress === "hls" || req.channel.engine !== "ffmpeg");
+    tsEngine(req) && (req.channel.ingress !== "ts" || req.channel.engine !== "ffmpeg");
   return {
     index: (c, req) => (tsEngine(req) ? ts.index(c, req) : index(c, req)),
     live: (c, req, file) => (tsNative(req) ? ts.live(c, req, file) : live(c, req, file)),

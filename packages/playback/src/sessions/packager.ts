@@ -59,6 +59,11 @@ export interface PackagerContext {
    * segment by segment (`sessions/ts/hls-ts-relay.ts`) instead of one TS connection.
    */
   readonly hlsSources?: { readonly preferHeight: number | null };
+  /**
+   * A `dash` channel with fallback sources (TS engine): its sources are DASH MPDs, read by
+   * the native DASH packager and remuxed to MPEG-TS (`sessions/ts/dash-ts-relay.ts`).
+   */
+  readonly dashSources?: true;
   /** With `failover`: the slate played while every source is down, and for how long. */
   readonly slate?: {
     readonly height: SlateHeight;

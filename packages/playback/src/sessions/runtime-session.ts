@@ -231,6 +231,10 @@ export class RuntimeSession {
       ...(this.channel.ingress === "hls"
         ? { hlsSources: { preferHeight: this.channel.prefer_height } }
         : {}),
+      // A `dash` channel with fallback sources: the TS engine reads its sources' MPDs.
+      ...(this.channel.ingress === "dash" && packagingOf(this.channel) === "ts"
+        ? { dashSources: true as const }
+        : {}),
       ...(this.failover === undefined || this.deps.failover === undefined
         ? {}
         : {
@@ -366,10 +370,12 @@ export class RuntimeSession {
 }
 
 /**
- * The engine a channel asks for: its `engine`, except that an `hls` channel packaged for
- * its fallback sources always runs the native TS engine (the ffmpeg engine reads one
- * source and cannot switch).
+ * The engine a channel asks for: its `engine`, except that an `hls` channel, and a `dash`
+ * channel packaged for its fallback sources, always run the native TS engine (the ffmpeg
+ * engine reads one source and cannot switch).
  */
 function engineOf(channel: Channel): Channel["engine"] {
-  return channel.ingress === "hls" ? "native" : channel.engine;
+  return channel.ingress === "hls" || (channel.ingress === "dash" && packagingOf(channel) === "ts")
+    ? "native"
+    : channel.engine;
 }

@@ -146,6 +146,31 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
       ...ctx,
       egress: o.egress,
       maxPlaylistBytes: o.config.security.max_playlist_bytes,
+      // A `dash` channel with fallback sources: the native DASH packager reads the active
+      // source (its keys and preferences, one audio language: the TS program carries one).
+      ...(ctx.dashSources === undefined
+        ? {}
+        : {
+            openDashSource: (source, hooks) => {
+              const prefs = preferencesOf(o.catalog.get(ctx.channelId));
+              return new NativePackager({
+                channelId: ctx.channelId,
+                sourceUrl: source.url,
+                headers: source.headers,
+                generation: ctx.generation,
+                egress: o.egress,
+                lowLatency: false,
+                partTargetMs: o.config.media.part_target_ms,
+                maxMpdBytes: o.config.security.max_playlist_bytes,
+                transforms,
+                prefs: {
+                  ...prefs,
+                  preferredAudioLanguages: prefs.preferredAudioLanguages.slice(0, 1),
+                },
+                ...hooks,
+              });
+            },
+          }),
     });
   const tsFfmpeg = ffmpegEngine({ keys: () => new Map(), sourceFormat: "ts" });
   const engines: SessionEngines = {

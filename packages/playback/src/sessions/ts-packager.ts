@@ -9,6 +9,7 @@ import { egressRelayFetch } from "../hls/egress-fetch.js";
 import { PacketReader } from "../ts/packet-reader.js";
 import { SegmentCutter, type TsSegment } from "../ts/segment-cutter.js";
 import { packetPid } from "../ts/ts-packet.js";
+import { createDashFailbackProbe } from "./failover/dash-failback-probe.js";
 import { type FailoverReason, reasonOfFetchFailure } from "./failover/failover-reason.js";
 import { createHlsFailbackProbe } from "./failover/hls-failback-probe.js";
 import {
@@ -18,6 +19,7 @@ import {
 } from "./failover/ts-failback-probe.js";
 import { TsSlate } from "./failover/ts-slate.js";
 import type { Packager, PackagerContext } from "./packager.js";
+import { type DashSourceOpener, DashTsRelay } from "./ts/dash-ts-relay.js";
 import { HlsTsRelay } from "./ts/hls-ts-relay.js";
 import { TsFanout } from "./ts/ts-fanout.js";
 import { type TsProgramInfo, TsWindow } from "./ts/ts-window.js";
@@ -51,6 +53,8 @@ export interface TsPackagerOptions extends PackagerContext {
   readonly streamQueueBytes?: number;
   /** HLS sources (`hlsSources`): the largest playlist read (`security.max_playlist_bytes`). */
   readonly maxPlaylistBytes?: number;
+  /** DASH sources (`dashSources`): the native DASH packager of one source. */
+  readonly openDashSource?: DashSourceOpener;
 }
 
 /** What one connection has seen so far (the packets' checks of {@link TsPackager.take}). */
@@ -66,6 +70,8 @@ interface ConnectionEnd {
   readonly locked: boolean;
   /** Failover's label for it (docs/failover.md). */
   readonly reason: FailoverReason;
+  /** A configuration error (a DASH source's missing key): the session fails, no switch. */
+  readonly config?: true;
 }
 
 /**
@@ -166,18 +172,26 @@ export class TsPackager implements Packager {
     // failover (issue 35): failback probes while a fallback is active; the slate.
     const failover = this.o.failover;
     const hls = this.o.hlsSources;
+    const maxPlaylistBytes = this.o.maxPlaylistBytes ?? DEFAULT_MAX_PLAYLIST_BYTES;
     const probes =
       failover && this.o.slate
         ? runFailbackProbes({
             probe:
-              hls === undefined
-                ? (source, signal) => probeTsSource(this.o.egress, this.o.channelId, source, signal)
-                : createHlsFailbackProbe({
+              this.o.dashSources !== undefined
+                ? createDashFailbackProbe({
                     egress: this.o.egress,
                     channelId: this.o.channelId,
-                    preferHeight: hls.preferHeight,
-                    maxPlaylistBytes: this.o.maxPlaylistBytes ?? DEFAULT_MAX_PLAYLIST_BYTES,
-                  }),
+                    maxMpdBytes: maxPlaylistBytes,
+                  })
+                : hls === undefined
+                  ? (source, signal) =>
+                      probeTsSource(this.o.egress, this.o.channelId, source, signal)
+                  : createHlsFailbackProbe({
+                      egress: this.o.egress,
+                      channelId: this.o.channelId,
+                      preferHeight: hls.preferHeight,
+                      maxPlaylistBytes,
+                    }),
             failover,
             everyMs: failbackProbeEveryMs(this.o.slate.failbackMs),
             signal: this.stopper.signal,
@@ -190,6 +204,12 @@ export class TsPackager implements Packager {
       this.fanout.discontinuity();
       if (end.reason === "switched") continue;
       if (end.locked) everLocked = true;
+      // A DASH source without its key: a configuration error, as without fallback sources.
+      if (end.config) {
+        if (everLocked) this.o.onFatal(end.why, "unplayable");
+        else this.verdict({ ok: false, message: end.why });
+        break;
+      }
       // failover (issue 35): the next source at once; every source down: the slate.
       const allDown = failover?.fail(end.reason, end.why) ?? true;
       if (!allDown) {
@@ -237,6 +257,8 @@ export class TsPackager implements Packager {
     headers: Readonly<Record<string, string>>,
     signal: AbortSignal,
   ): Promise<ConnectionEnd> {
+    if (this.o.dashSources !== undefined && this.o.openDashSource !== undefined)
+      return this.mpdConnectionTo(this.o.openDashSource, url, headers, signal);
     if (this.o.hlsSources !== undefined)
       return this.playlistConnectionTo(url, headers, this.o.hlsSources.preferHeight, signal);
     const r = await openUpstream(
@@ -364,6 +386,49 @@ export class TsPackager implements Packager {
       signal.removeEventListener("abort", abort);
       relay.stop("stopped");
     }
+  }
+
+  /**
+   * A `dash` source (a channel with fallback sources): a {@link DashTsRelay} reads it with
+   * the native DASH packager and hands its segments, remuxed to MPEG-TS, to {@link take};
+   * it ends at the source's first failure (docs/failover.md "DASH channels").
+   */
+  private async mpdConnectionTo(
+    open: DashSourceOpener,
+    url: string,
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<ConnectionEnd> {
+    const conn: ConnectionState = { locked: false, lastVideoMs: Date.now() };
+    let end: ConnectionEnd | undefined;
+    const mine = new AbortController();
+    let counted = 0;
+    const relay: DashTsRelay = new DashTsRelay({
+      open,
+      source: { url, headers },
+      packets: (packets) => {
+        if (end !== undefined) return;
+        this.counters.bytes_in += relay.bytesIn() - counted;
+        counted = relay.bytesIn();
+        end = this.take(packets, conn);
+        if (end !== undefined) mine.abort();
+      },
+      discontinuity: () => {
+        for (const seg of this.cutter.discontinuity()) this.publish(seg);
+        this.fanout.discontinuity();
+      },
+    });
+    const stopped = await relay.run(AbortSignal.any([signal, mine.signal]));
+    this.counters.bytes_in += relay.bytesIn() - counted;
+    if (end !== undefined) return end;
+    if (stopped.reason === "http_error" || stopped.reason === "connect_error")
+      this.counters.fetch_errors += 1;
+    return {
+      why: stopped.why,
+      locked: conn.locked,
+      reason: stopped.reason,
+      ...(stopped.config ? { config: true as const } : {}),
+    };
   }
 
   /**

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EngineName } from "../../dash/inspection/inspection-model.js";
 import { chooseFfmpegKey } from "./ffmpeg-key.js";
-import { type ReadinessChannel, readiness } from "./readiness.js";
+import { dashReadiness, type ReadinessChannel, readiness } from "./readiness.js";
 
 type Ch = ReadinessChannel & { engine?: EngineName };
 const ch = (id: string, ingress: "hls" | "dash", engine?: EngineName, disabled = false): Ch => ({
@@ -13,6 +13,20 @@ const ch = (id: string, ingress: "hls" | "dash", engine?: EngineName, disabled =
 });
 const up = { ok: true as const, version: "5.1.9" };
 const down = { ok: false as const, reason: "cannot run ffmpeg (ENOENT)" };
+
+describe("dashReadiness", () => {
+  it("does not count a DASH channel with fallback sources (the native TS engine runs it)", async () => {
+    const check = dashReadiness({
+      channels: () => [
+        { id: "fo", ingress: "dash", disabled: false, engine: "ffmpeg", fallback_sources: [{}] },
+      ],
+      sessionEngine: () => undefined,
+      // Never run: no channel needs ffmpeg.
+      ffmpegPath: "/nonexistent/ffmpeg",
+    });
+    assert.deepEqual(await check(), { ready: true });
+  });
+});
 
 describe("readiness", () => {
   const rows: [string, Ch[], typeof up | typeof down, boolean][] = [

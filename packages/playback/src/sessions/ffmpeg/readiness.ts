@@ -8,6 +8,8 @@ export interface ReadinessChannel {
   readonly id: string;
   readonly ingress: Ingress;
   readonly disabled: boolean;
+  /** A DASH channel with fallback sources runs on the native TS engine (docs/failover.md). */
+  readonly fallback_sources?: readonly unknown[];
 }
 
 /**
@@ -40,6 +42,10 @@ export function dashReadiness<C extends ReadinessChannel & { readonly engine: st
   ffmpegPath: string;
 }): () => Promise<Readiness> {
   const engineFor = (c: C): EngineName | undefined =>
-    c.engine === "ffmpeg" || c.engine === "native" ? c.engine : o.sessionEngine(c.id);
+    (c.fallback_sources?.length ?? 0) > 0
+      ? "native"
+      : c.engine === "ffmpeg" || c.engine === "native"
+        ? c.engine
+        : o.sessionEngine(c.id);
   return () => readiness(o.channels(), engineFor, () => checkFfmpeg(o.ffmpegPath));
 }

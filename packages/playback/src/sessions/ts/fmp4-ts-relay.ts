@@ -18,6 +18,14 @@ export interface Fmp4TsRelayOptions {
   /** The relay ran out of viewers (for `graceMs`) or its source: it has stopped. */
   readonly onStop: () => void;
   readonly graceMs: number;
+  /**
+   * The input of a TS engine session (a `dash` channel with fallback sources,
+   * `dash-ts-relay.ts`): every packet written and every discontinuity, as the fan-out gets them.
+   */
+  readonly session?: {
+    packets(packets: Buffer[]): void;
+    discontinuity(): void;
+  };
 }
 
 interface Timed {
@@ -137,7 +145,7 @@ export class Fmp4TsRelay {
     this.muxer = undefined;
     this.join = undefined;
     this.started = false;
-    if (had) this.fanout.discontinuity();
+    if (had) this.discontinuity();
     if (!pub) return;
     for (const [kind, name] of [
       ["video", "v0"],
@@ -235,7 +243,7 @@ export class Fmp4TsRelay {
       const lane = v && (!a || v.dts <= a.dts) ? video! : audio!;
       const s = lane.queue.shift()!;
       if (s.discontinuity && this.started && lane === (video ?? audio)) {
-        this.fanout.discontinuity();
+        this.discontinuity();
         this.join = undefined;
         if (video) this.started = false;
       }
@@ -253,7 +261,13 @@ export class Fmp4TsRelay {
       this.joinBytes += packets.length * 188;
       if (this.joinBytes > MAX_JOIN_BYTES) this.join = undefined;
       this.fanout.push(packets);
+      this.o.session?.packets(packets);
     }
+  }
+
+  private discontinuity(): void {
+    this.fanout.discontinuity();
+    this.o.session?.discontinuity();
   }
 }
 
