@@ -13,6 +13,7 @@
 // each reference are pinned to `--cpu`; this process (origin and viewers) to `--client-cpu`.
 //
 // Phases, each printed as a JSON line, alternated A/B where there is a reference:
+// 0. floor: CPU of a bare Node process that reads the source and drops it (no segmenting);
 // 1. segmenter: CPU of the gateway packaging the channel (one HLS viewer fetching every
 //    segment) vs `ffmpeg -i URL -c copy -f hls` and `ffmpeg -i URL -c copy -f mpegts -`
 //    (target: gateway <= 0.5x ffmpeg -f hls);
@@ -48,8 +49,8 @@ const MEDIA_SEC = 90;
 const NODE_ARGS = process.argv.flatMap((a, i) =>
   a === "--node-arg" && i + 1 < process.argv.length ? [process.argv[i + 1]] : [],
 );
-/** `--phases segmenter,viewers,cold` (default all). */
-const PHASES = new Set(arg("phases", "segmenter,viewers,cold").split(","));
+/** `--phases floor,segmenter,viewers,cold` (default all). */
+const PHASES = new Set(arg("phases", "floor,segmenter,viewers,cold").split(","));
 
 spawnSync("taskset", ["-cp", CLIENT_CPU, String(process.pid)]);
 const pin = (pid) => spawnSync("taskset", ["-a", "-cp", CPU, String(pid)]);
@@ -175,6 +176,36 @@ async function ffmpegReference(args) {
   const cpu = await cpuOver(child.pid, SECONDS);
   child.kill("SIGKILL");
   return cpu;
+}
+
+// 0. floor: a bare Node process on the same core that only reads the live source and
+//    drops the bytes (node:http, and fetch as the gateway's undici does): what any Node
+//    reader of this stream costs before it segments anything.
+const BARE_READERS = {
+  http: (url) =>
+    `require("node:http").get(${JSON.stringify(url)}, (res) => res.on("data", () => {}));`,
+  fetch: (url) =>
+    `(async () => { const r = (await fetch(${JSON.stringify(url)})).body.getReader(); while (!(await r.read()).done); })();`,
+};
+for (let round = 1; round <= (PHASES.has("floor") ? 2 : 0); round++) {
+  for (const [name, code] of Object.entries(BARE_READERS)) {
+    const child = spawn(
+      "taskset",
+      ["-c", CPU, process.execPath, "-e", code(`${ORIGIN}/live.ts?floor=${name}`)],
+      {
+        stdio: "ignore",
+      },
+    );
+    await sleep(5000);
+    const cpu = await cpuOver(child.pid, SECONDS);
+    child.kill("SIGKILL");
+    out({
+      phase: "floor",
+      round,
+      reader: name,
+      node_reader_cpu_pct: ((cpu / SECONDS) * 100).toFixed(2),
+    });
+  }
 }
 
 // 1. segmenter CPU, alternated twice.
