@@ -1,11 +1,7 @@
 import type { Egress } from "@svc/core/egress";
 import { egressRelayFetch } from "../../hls/egress-fetch.js";
-import {
-  chooseVariant,
-  isMasterPlaylist,
-  readMediaPlaylist,
-  readVariants,
-} from "../../ts/hls-playlist-read.js";
+import { openSourcePlaylist } from "../../hls/source-playlist.js";
+import { readMediaPlaylist } from "../../ts/hls-playlist-read.js";
 import type { ResolvedSource } from "./channel-sources.js";
 
 /**
@@ -35,18 +31,16 @@ export function createHlsFailbackProbe(o: {
       },
       () => undefined,
     );
-    let r = await fetch(source.url, o.maxPlaylistBytes);
-    if (!r.ok) return false;
-    let text = r.bytes.toString("utf8");
-    if (!text.replace(/^\uFEFF/, "").startsWith("#EXTM3U")) return false;
-    if (isMasterPlaylist(text)) {
-      const variant = chooseVariant(readVariants(text, r.url), o.preferHeight);
-      if (variant === undefined) return false;
-      r = await fetch(variant.uri, o.maxPlaylistBytes);
+    const first = await openSourcePlaylist(fetch, source.url, o.maxPlaylistBytes, o.preferHeight);
+    if (!first.ok) return false;
+    let { text, mediaUrl } = first;
+    if (text === "") {
+      const r = await fetch(mediaUrl, o.maxPlaylistBytes);
       if (!r.ok) return false;
       text = r.bytes.toString("utf8");
+      mediaUrl = r.url;
     }
-    const m = readMediaPlaylist(text, r.url);
+    const m = readMediaPlaylist(text, mediaUrl);
     const newest = m.segments.at(-1);
     if (m.endList || newest === undefined) return false;
     const now = Date.now();

@@ -1,13 +1,8 @@
 import { createDecipheriv } from "node:crypto";
 import type { RelayFetch } from "../../hls/egress-fetch.js";
+import { openSourcePlaylist } from "../../hls/source-playlist.js";
 import { Fmp4SegmentRemuxer } from "../../ts/fmp4-segment-remuxer.js";
-import {
-  chooseVariant,
-  isMasterPlaylist,
-  type MediaSegment,
-  readMediaPlaylist,
-  readVariants,
-} from "../../ts/hls-playlist-read.js";
+import { type MediaSegment, readMediaPlaylist } from "../../ts/hls-playlist-read.js";
 import { PACKET_SIZE, SYNC_BYTE } from "../../ts/ts-packet.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
 import { TsFanout } from "./ts-fanout.js";
@@ -142,18 +137,19 @@ export class HlsTsRelay {
 
   /** Follows the media playlist and fetches new segments into the queue. */
   private async produce(): Promise<void> {
-    const first = await this.o.fetch(this.o.sourceUrl, this.o.maxPlaylistBytes);
-    if (!first.ok) return this.fail(`the source playlist: ${first.message}`);
-    let text = first.bytes.toString("utf8");
-    if (!text.replace(/^\uFEFF/, "").startsWith("#EXTM3U"))
-      return this.fail("the source is not an HLS playlist", "not_media");
-    let mediaUrl = first.url;
-    if (isMasterPlaylist(text)) {
-      const v = chooseVariant(readVariants(text, first.url), this.o.preferHeight);
-      if (!v) return this.fail("the master playlist lists no variant", "not_media");
-      mediaUrl = v.uri;
-      text = "";
+    const first = await openSourcePlaylist(
+      this.o.fetch,
+      this.o.sourceUrl,
+      this.o.maxPlaylistBytes,
+      this.o.preferHeight,
+    );
+    if (!first.ok) {
+      if (first.failure === "fetch") return this.fail(`the source playlist: ${first.message}`);
+      if (first.failure === "not_playlist")
+        return this.fail("the source is not an HLS playlist", "not_media");
+      return this.fail("the master playlist lists no variant", "not_media");
     }
+    let { text, mediaUrl } = first;
     let next: number | undefined;
     let gap = false;
     let failures = 0;
