@@ -22,7 +22,13 @@ export async function readFor(url: string, ms: number) {
   } finally {
     clearTimeout(timer);
   }
-  return { status: r.status, type: r.headers.get("content-type"), bytes: Buffer.concat(chunks) };
+  return {
+    status: r.status,
+    type: r.headers.get("content-type"),
+    bytes: Buffer.concat(chunks),
+    /** The gateway ended the stream before the read's time was up. */
+    endedEarly: !ac.signal.aborted,
+  };
 }
 
 /** PID of the packet at `i` (188-byte grid from the first byte). */

@@ -242,4 +242,25 @@ describe("stream.ts through the full binary: credentials", () => {
     assert.equal(v.status, 200);
     assert.ok(v.bytes.length > 0);
   });
+
+  it("a viewer right after an edit gets the channel as it is now, not the session the edit stops", async () => {
+    const url = `${gw.url}/v1/play/k1/stream.ts?token=${admin}`;
+    const running = readFor(url, 6000);
+    await sleep(2000);
+    const d = await requestJson(`${gw.url}/v1/admin/channels/k1`, { token: admin });
+    const { play_url: _p, revision: _r, updated_at: _u, ...write } = d.body.channel;
+    const r = await requestJson(`${gw.url}/v1/admin/channels/k1`, {
+      method: "PUT",
+      token: admin,
+      body: { ...write, title: "k1 renamed" },
+    });
+    assert.equal(r.status, 200, r.text);
+    // The session of the old revision stops within a second of the edit; this viewer,
+    // arriving before that, is not cut off with it.
+    const after = await readFor(url, 5000);
+    assert.equal(after.status, 200);
+    assert.equal(after.endedEarly, false, "the new viewer's stream ran its whole read");
+    assert.equal(pidAt(after.bytes, 0), 0);
+    assert.equal((await running).endedEarly, true, "the old session's viewer was closed");
+  });
 });

@@ -269,10 +269,13 @@ export function createSessionManager(o: SessionManagerOptions): SessionManager {
     open(channel) {
       if (closed || !isPackaged(channel)) return undefined;
       const s = sessions.get(channel.id);
-      if (s) {
+      // A session of an edited channel is stopped by the next tick, and a viewer joining it
+      // now would be cut off then: an on-demand one stops at once and starts as it is now.
+      if (s !== undefined && (s.channel.revision === channel.revision || !channel.on_demand)) {
         s.touch();
         return s;
       }
+      if (s !== undefined) void stop(channel.id);
       if (!channel.on_demand) return undefined;
       if (o.ownership !== undefined && !o.ownership.holds(channel.id)) return undefined;
       const refused = seat(channel);
