@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type GatewayProcess, startGateway, tempDir } from "../harness/gateway-process.js";
@@ -15,6 +13,7 @@ import {
   failoverMetric as countFailovers,
   failoverSession,
   mediaPlaylist,
+  newestPicture,
   untilActive,
 } from "./failover-checks.js";
 
@@ -93,25 +92,6 @@ async function evidence(): Promise<string> {
   ].join("\n");
 }
 
-/** Width and height of the newest segment's video, read by ffprobe. */
-async function newestPicture(): Promise<string> {
-  const m = await mediaPlaylist(play());
-  const uri = new URL(uriLines(m.text).at(-1)!, m.url);
-  const path = join(scratch, "newest.ts");
-  writeFileSync(path, Buffer.from(await (await fetch(uri)).arrayBuffer()));
-  const r = spawnSync(
-    "ffprobe",
-    ["-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height"].concat([
-      "-of",
-      "csv=p=0",
-      path,
-    ]),
-    { encoding: "utf8" },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim().split("\n")[0] ?? "";
-}
-
 describe("failover of a dash channel with two fallback sources (full binary, ClearKey)", () => {
   it("publishes its own MPEG-TS playlist under live/; a channel without fallbacks keeps fMP4", async () => {
     const m = await until("segments in the gateway's playlist", async () => {
@@ -124,7 +104,7 @@ describe("failover of a dash channel with two fallback sources (full binary, Cle
     const s = await session();
     assert.equal(s.active_source, 0);
     assert.equal(s.failovers, 0);
-    assert.equal(await newestPicture(), "320,180");
+    assert.equal(await newestPicture(play(), scratch), "320,180");
     const plain = await until("the plain channel's playlist", async () => {
       const got = await mediaPlaylist(play("plain"));
       return uriLines(got.text).length >= 1 ? got : undefined;
@@ -196,13 +176,13 @@ describe("failover of a dash channel with two fallback sources (full binary, Cle
     origin.set("b", 500);
     origin.set("c", 404);
     await until("the slate in the output", async () =>
-      (await newestPicture()) === "1280,720" ? true : undefined,
+      (await newestPicture(play(), scratch)) === "1280,720" ? true : undefined,
     ).catch(async (err) => assert.fail(`${err}\n${await evidence()}`));
     const slate = await playWithFfmpeg(play(), 4);
     assert.equal(slate.code, 0, slate.stderr);
     origin.set("c", "live");
     await until("the real stream again", async () =>
-      (await newestPicture()) === "320,180" ? true : undefined,
+      (await newestPicture(play(), scratch)) === "320,180" ? true : undefined,
     ).catch(async (err) => assert.fail(`${err}\n${await evidence()}`));
     const s = await session();
     assert.equal(s.active_source, 2);

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { requestJson } from "../harness/http-client.js";
 import { uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
@@ -50,4 +53,26 @@ export async function failoverMetric(base: string, reason: string): Promise<numb
   const text = await (await fetch(`${base}/metrics`)).text();
   const m = new RegExp(`^svc_failovers_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(text);
   return m ? Number(m[1]) : 0;
+}
+
+/**
+ * Width and height ("1280,720") of the video of the newest segment in the media playlist
+ * behind `url`, read by ffprobe from a copy written into `scratch`.
+ */
+export async function newestPicture(url: string, scratch: string): Promise<string> {
+  const m = await mediaPlaylist(url);
+  const uri = new URL(uriLines(m.text).at(-1)!, m.url);
+  const path = join(scratch, "newest.ts");
+  writeFileSync(path, Buffer.from(await (await fetch(uri)).arrayBuffer()));
+  const r = spawnSync(
+    "ffprobe",
+    ["-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height"].concat([
+      "-of",
+      "csv=p=0",
+      path,
+    ]),
+    { encoding: "utf8" },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim().split("\n")[0] ?? "";
 }

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { type GatewayProcess, startGateway, tempDir } from "../harness/gateway-process.js";
+import { CHROMIUM, launchChromium, playFor, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { login, requestJson } from "../harness/http-client.js";
 import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
@@ -12,6 +11,7 @@ import {
   failoverMetric as countFailovers,
   failoverSession,
   mediaPlaylist,
+  newestPicture,
   untilActive,
 } from "./failover-checks.js";
 import { type SwitchableTsOrigin, startSwitchableTsOrigin } from "./switchable-ts-origin.js";
@@ -21,15 +21,22 @@ let origin: SwitchableTsOrigin;
 let gw: GatewayProcess;
 let admin: string;
 const scratch = tempDir("svc-failover-");
+/** The hls.js page's server (its origin is allowed by the gateway's CORS). */
+let page: Awaited<ReturnType<typeof startHlsJsPage>>;
 
 before(async () => {
   origin = await startSwitchableTsOrigin();
   for (const p of ["/a.ts", "/b.ts", "/c.ts"]) origin.set(p, "live");
+  page = await startHlsJsPage();
   gw = await startGateway(
     "full",
     {
       auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+      security: {
+        allowed_hosts: ["127.0.0.1"],
+        play_require_auth: false,
+        cors_origins: [page.origin],
+      },
       media: { failback_sec: 6 },
       channels: [
         {
@@ -71,6 +78,7 @@ before(async () => {
 after(async () => {
   await gw?.stop();
   await origin?.stop();
+  await page?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -91,32 +99,6 @@ async function metricsText(): Promise<string> {
   const text = await (await fetch(`${gw.url}/metrics`)).text();
   const logs = (gw.stderr() + gw.stdout()).split("\n").filter((l) => /source f/.test(l));
   return [...text.split("\n").filter((l) => l.startsWith("svc_failovers")), ...logs].join("\n");
-}
-
-/** Width and height of the newest segment's video, read by ffprobe. */
-async function newestPicture(url = play()): Promise<string> {
-  const m = await media(url);
-  const uri = new URL(uriLines(m.text).at(-1)!, m.url);
-  const bytes = Buffer.from(await (await fetch(uri)).arrayBuffer());
-  const path = join(scratch, "newest.ts");
-  writeFileSync(path, bytes);
-  const r = spawnSync(
-    "ffprobe",
-    [
-      "-v",
-      "error",
-      "-select_streams",
-      "v",
-      "-show_entries",
-      "stream=width,height",
-      "-of",
-      "csv=p=0",
-      path,
-    ],
-    { encoding: "utf8" },
-  );
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim().split("\n")[0] ?? "";
 }
 
 describe("failover of a ts channel with two fallback sources (full binary)", () => {
@@ -158,14 +140,14 @@ describe("failover of a ts channel with two fallback sources (full binary)", () 
       (await session()).active_source === 2 ? true : undefined,
     );
     assert.equal(await failoverMetric("no_video"), 1);
-    assert.equal(await newestPicture(), "320,180");
+    assert.equal(await newestPicture(play(), scratch), "320,180");
   });
 
   it("plays the slate while every source is down, then resumes the real stream", async () => {
     origin.set("/b.ts", 500);
     origin.set("/c.ts", 404);
     await until("the slate in the output", async () =>
-      (await newestPicture()) === "1280,720" ? true : undefined,
+      (await newestPicture(play(), scratch)) === "1280,720" ? true : undefined,
     );
     // The slate can start before the last source's error is counted (when the source that
     // was just dropped had not delivered, three failures in a row came sooner); the sources
@@ -177,24 +159,47 @@ describe("failover of a ts channel with two fallback sources (full binary)", () 
     assert.equal(slate.code, 0, slate.stderr);
     origin.set("/c.ts", "live");
     await until("the real stream again", async () =>
-      (await newestPicture()) === "320,180" ? true : undefined,
+      (await newestPicture(play(), scratch)) === "320,180" ? true : undefined,
     );
     const s = await session();
     assert.equal(s.active_source, 2);
     assert.ok(s.failovers >= 5, `${s.failovers} failovers`);
     assert.match(await playlist(), /#EXT-X-DISCONTINUITY\n/);
   });
+
+  it("keeps hls.js in Chromium playing across a switch: 25 s of playback, no fatal error", {
+    skip: existsSync(CHROMIUM) ? false : "chromium is not installed",
+  }, async () => {
+    // Now on source 2 (c), a and b failing. Once hls.js plays, a comes back as c drops
+    // (together, so no failback moves the channel first): c → a, the next in order.
+    const browser = await launchChromium();
+    try {
+      const tab = await browser.newPage();
+      let before = 0;
+      await playFor(tab, page.origin, play(), 25, async () => {
+        before = (await session()).failovers;
+        origin.set("/a.ts", "live");
+        origin.set("/c.ts", "drop");
+        await untilActive(session, 0, "the switch from c to a");
+      });
+      const s = await session();
+      assert.ok(s.failovers > before, `${before} → ${s.failovers}`);
+      assert.equal(s.active_source, 0);
+    } finally {
+      await browser.close();
+    }
+  });
 });
 
 describe("a ts channel whose sources are all down when it starts", () => {
   it("plays the slate in its resolution class at once, then the first source that comes up", async () => {
     const url = `${gw.url}/v1/play/fz/index.m3u8`;
-    assert.equal(await newestPicture(url), "1920,1080");
+    assert.equal(await newestPicture(url, scratch), "1920,1080");
     const slate = await playWithFfmpeg(url, 4);
     assert.equal(slate.code, 0, slate.stderr);
     origin.set("/z2.ts", "live");
     await until("the real stream", async () =>
-      (await newestPicture(url)) === "320,180" ? true : undefined,
+      (await newestPicture(url, scratch)) === "320,180" ? true : undefined,
     );
     assert.match(await playlist(url), /#EXT-X-DISCONTINUITY\n/);
   });
