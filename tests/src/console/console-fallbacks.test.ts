@@ -1,17 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { type FullGateway, SAMPLE_CHANNELS, startFull } from "../full/full-fixture.js";
-import { requestJson } from "../harness/http-client.js";
-import {
-  CHROMIUM,
-  launchChromium,
-  type PageProblems,
-  seriousAxeViolations,
-  signIn,
-  watchPage,
-} from "./console-fixture.js";
+import { describe, it } from "node:test";
+import type { Page } from "playwright-core";
+import { CHROMIUM, sampleConsole, seriousAxeViolations } from "./console-fixture.js";
 
 // Never contacted: the channels are only written and read back.
 const A = "http://127.0.0.1:9";
@@ -20,28 +11,7 @@ const A = "http://127.0.0.1:9";
 describe("console: fallback sources", {
   skip: existsSync(CHROMIUM) ? false : "chromium not installed",
 }, () => {
-  let full: FullGateway;
-  let browser: BrowserContext;
-  before(async () => {
-    full = await startFull({ channels: SAMPLE_CHANNELS });
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await full?.gw.stop();
-  });
-
-  const api = (path: string, init: Parameters<typeof requestJson>[1] = {}) =>
-    requestJson(`${full.base}${path}`, { token: full.admin, ...init });
-
-  async function adminPage(screen: string): Promise<{ page: Page; problems: PageProblems }> {
-    const page = await browser.newPage();
-    const problems = await watchPage(page);
-    await signIn(page, full.base);
-    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-    await page.goto(`${full.base}/admin/#/${screen}`);
-    return { page, problems };
-  }
+  const { api, adminPage } = sampleConsole();
 
   const label = (page: Page, text: string) => page.getByLabel(text, { exact: true });
 

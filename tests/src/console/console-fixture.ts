@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { after, before } from "node:test";
 import { type BrowserContext, chromium, type Locator, type Page } from "playwright-core";
+import { type FullGateway, SAMPLE_CHANNELS, startFull } from "../full/full-fixture.js";
 import { tempDir } from "../harness/gateway-process.js";
 import { CHROMIUM_ARGS } from "../harness/hlsjs-page.js";
+import { requestJson } from "../harness/http-client.js";
 import { ADMIN_PASSWORD } from "../harness/users.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
@@ -92,4 +95,51 @@ export async function scrollsSideways(page: Page): Promise<boolean> {
 /** Text content of a locator ("" when absent). */
 export async function textOf(locator: Locator): Promise<string> {
   return (await locator.textContent()) ?? "";
+}
+
+/** What screen tests use of {@link sampleConsole}. */
+export interface SampleConsole {
+  /** An admin API request with the admin's session. */
+  api(path: string, init?: Parameters<typeof requestJson>[1]): ReturnType<typeof requestJson>;
+  /** A new page, signed in as the admin, on `#/{screen}`, watched for problems. */
+  adminPage(screen: string): Promise<{ page: Page; problems: PageProblems }>;
+  /** The admin's session token. */
+  adminToken(): string;
+}
+
+/**
+ * A full gateway with the sample channels and a headless Chromium, started before the
+ * enclosing suite's tests and stopped after them (call it inside `describe`).
+ */
+export function sampleConsole(): SampleConsole {
+  let full: FullGateway | undefined;
+  let browser: BrowserContext | undefined;
+  before(async () => {
+    full = await startFull({ channels: SAMPLE_CHANNELS });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await full?.gw.stop();
+  });
+  const started = () => {
+    if (full === undefined || browser === undefined) throw new Error("the suite has not started");
+    return { full, browser };
+  };
+  return {
+    api: (path, init = {}) => {
+      const { full } = started();
+      return requestJson(`${full.base}${path}`, { token: full.admin, ...init });
+    },
+    async adminPage(screen) {
+      const { full, browser } = started();
+      const page = await browser.newPage();
+      const problems = await watchPage(page);
+      await signIn(page, full.base);
+      await page.getByRole("heading", { name: "Dashboard" }).waitFor();
+      await page.goto(`${full.base}/admin/#/${screen}`);
+      return { page, problems };
+    },
+    adminToken: () => started().full.admin,
+  };
 }

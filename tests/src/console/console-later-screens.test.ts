@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { after, before, describe, it } from "node:test";
-import type { BrowserContext, Page } from "playwright-core";
-import { type FullGateway, SAMPLE_CHANNELS, startFull } from "../full/full-fixture.js";
-import { requestJson } from "../harness/http-client.js";
-import {
-  CHROMIUM,
-  launchChromium,
-  type PageProblems,
-  signIn,
-  watchPage,
-} from "./console-fixture.js";
+import { describe, it } from "node:test";
+import { SAMPLE_CHANNELS } from "../full/full-fixture.js";
+import { CHROMIUM, sampleConsole } from "./console-fixture.js";
 
 /**
  * The M3U, guide and egress screens, which need APIs from their own issues.
@@ -19,28 +11,7 @@ import {
 describe("console screens over the M3U, guide and egress APIs", {
   skip: existsSync(CHROMIUM) ? false : "chromium not installed",
 }, () => {
-  let full: FullGateway;
-  let browser: BrowserContext;
-  before(async () => {
-    full = await startFull({ channels: SAMPLE_CHANNELS });
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await full?.gw.stop();
-  });
-
-  const api = (path: string, init: Parameters<typeof requestJson>[1] = {}) =>
-    requestJson(`${full.base}${path}`, { token: full.admin, ...init });
-
-  async function adminPage(screen: string): Promise<{ page: Page; problems: PageProblems }> {
-    const page = await browser.newPage();
-    const problems = await watchPage(page);
-    await signIn(page, full.base);
-    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
-    await page.goto(`${full.base}/admin/#/${screen}`);
-    return { page, problems };
-  }
+  const { api, adminPage, adminToken } = sampleConsole();
 
   it("imports an M3U (preview, then apply) and downloads an export", async (t) => {
     const probe = await api("/v1/admin/import/m3u", {
@@ -73,7 +44,7 @@ describe("console screens over the M3U, guide and egress APIs", {
     const text = readFileSync((await download.path())!, "utf8");
     assert.match(text, /^#EXTM3U/);
     assert.match(text, /\/p\/v1[0-9A-Za-z]{126}\//, "URLs carry a playback key");
-    assert.doesNotMatch(text, new RegExp(full.admin.slice(0, 20)), "no session in the file");
+    assert.doesNotMatch(text, new RegExp(adminToken().slice(0, 20)), "no session in the file");
     assert.deepEqual(problems.csp, []);
     assert.deepEqual(problems.errors, []);
     await page.close();
