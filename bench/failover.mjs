@@ -10,13 +10,14 @@
 //   npx pnpm@10.34.9 exec turbo run build
 //   node bench/failover.mjs [--rounds 3] [--cpu 1] [--client-cpu 0]
 //
-// Two channels on the full binary: `ts` (switchable MPEG-TS origin, 2 s output segments)
-// and `hls` (switchable HLS origin, 1 s source segments, 2 s output segments), each with
-// one fallback source. A round: the primary plays, then fails in one way; the output
+// Three channels on the full binary: `ts` (switchable MPEG-TS origin, 2 s output segments),
+// `hls` (switchable HLS origin, 1 s source segments, 2 s output segments) and `dash`
+// (switchable ClearKey DASH origin, 1 s segments), each with one fallback source. A round: the primary plays, then fails in one way; the output
 // playlist is read every 50 ms; the primary comes back and the channel fails back
 // (`failback_sec` 3) before the next round. Prints one JSON line per round and a summary.
 import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
+import { startSwitchableDashOrigin } from "../tests/dist/failover/dash-switchable-origin.js";
 import { failoverSession, mediaPlaylist } from "../tests/dist/failover/failover-checks.js";
 import { startSwitchableHlsOrigin } from "../tests/dist/failover/switchable-hls-origin.js";
 import { startSwitchableTsOrigin } from "../tests/dist/failover/switchable-ts-origin.js";
@@ -47,6 +48,12 @@ out({
 const tsOrigin = await startSwitchableTsOrigin();
 for (const p of ["/a.ts", "/b.ts"]) tsOrigin.set(p, "live");
 const hlsOrigin = await startSwitchableHlsOrigin();
+// A ClearKey-encrypted LL-DASH source (1 s segments), as the failover suite's.
+const CLEARKEY = {
+  kid: "9eb4050de44b4802932e27d75083e266",
+  key: "166634c675823c235a4a9446fad52e4d",
+};
+const dashOrigin = await startSwitchableDashOrigin(CLEARKEY);
 const gw = await startGateway("full", {
   auth: authSection(),
   security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
@@ -65,6 +72,14 @@ const gw = await startGateway("full", {
       ingress: "hls",
       source_url: `${hlsOrigin.url}/a/index.m3u8`,
       fallback_sources: [{ source_url: `${hlsOrigin.url}/b/index.m3u8` }],
+    },
+    {
+      id: "dash",
+      title: "DASH",
+      ingress: "dash",
+      source_url: `${dashOrigin.url}/a/out.mpd`,
+      keys: { [CLEARKEY.kid]: CLEARKEY.key },
+      fallback_sources: [{ source_url: `${dashOrigin.url}/b/out.mpd` }],
     },
   ],
 });
@@ -141,10 +156,12 @@ const cases = [
   ["ts", "no_video", () => tsOrigin.set("/a.ts", "audio"), () => tsOrigin.set("/a.ts", "live")],
   ["hls", "http_error", () => hlsOrigin.set("a", 404), () => hlsOrigin.set("a", "live")],
   ["hls", "stalled", () => hlsOrigin.set("a", "frozen"), () => hlsOrigin.set("a", "live")],
+  ["dash", "http_error", () => dashOrigin.set("a", 500), () => dashOrigin.set("a", "live")],
+  ["dash", "stalled", () => dashOrigin.set("a", "frozen"), () => dashOrigin.set("a", "live")],
 ];
 
 // Both channels playing before the first round.
-for (const id of ["ts", "hls"]) {
+for (const id of ["ts", "hls", "dash"]) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     // A play request starts the on-demand session.
@@ -181,3 +198,4 @@ for (const [id, kind] of cases) {
 await gw.stop();
 await tsOrigin.stop();
 await hlsOrigin.stop();
+await dashOrigin.stop();

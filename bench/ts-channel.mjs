@@ -20,7 +20,9 @@
 // 2. viewers: `--viewers` stream.ts viewers of the channel for `--seconds`: bytes each viewer
 //    got against the source rate (a viewer under 90 % "fell behind"), the gateway's CPU per
 //    Gbit/s sent vs nginx serving the source file to as many clients at the same rate
-//    (`limit_rate`; target within 2x), the gateway's RSS with 0, half and all viewers;
+//    (`limit_rate`; target within 2x) and vs a bare Node server that writes each chunk of one
+//    read of the source to every client (the floor of a Node fan-out), the gateway's RSS
+//    with 0, half and all viewers;
 // 3. cold start: for 5 channels never played, time from the request to the first stream.ts
 //    byte (target < 1 s) and from index.m3u8 to the end of the first segment
 //    (target < one segment + 0.5 s); beside each, ffmpeg started on the same live source
@@ -237,6 +239,17 @@ for (let round = 1; round <= (PHASES.has("segmenter") ? 2 : 0); round++) {
   });
 }
 
+/** Source of a bare Node fan-out on `port`: one read of `source`, each chunk to every client. */
+const bareFanout = (source, port) => `
+const http = require("node:http");
+const clients = new Set();
+http.get(${JSON.stringify(source)}, (res) => res.on("data", (d) => { for (const c of clients) c.write(d); }));
+http.createServer((req, res) => {
+  res.writeHead(200, { "content-type": "video/mp2t" });
+  clients.add(res);
+  res.on("close", () => clients.delete(res));
+}).listen(${port}, "127.0.0.1", () => console.log("ready"));`;
+
 /** `n` readers of `url` for `seconds`: bytes each read, and whether each stayed open. */
 async function readers(url, n, seconds, onHalf) {
   const results = [];
@@ -313,6 +326,21 @@ for (let round = 1; round <= (PHASES.has("viewers") ? 2 : 0); round++) {
   nginx.kill("SIGTERM");
   await sleep(500);
 
+  // The floor of any Node fan-out: a bare node:http server that reads the source once and
+  // writes each chunk it receives to every client (chunked, as stream.ts), nothing else.
+  const floorPort = 20000 + Math.floor(Math.random() * 20000);
+  const bare = spawn(
+    "taskset",
+    ["-c", CPU, process.execPath, "-e", bareFanout(`${ORIGIN}/live.ts?fanout=${round}`, floorPort)],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  await new Promise((resolve) => bare.stdout.once("data", resolve));
+  const b0 = cpuSeconds(bare.pid);
+  const floor = await readers(`http://127.0.0.1:${floorPort}/`, VIEWERS, SECONDS);
+  const bCpu = cpuSeconds(bare.pid) - b0;
+  const bTotal = floor.got.reduce((a, b) => a + b, 0);
+  bare.kill("SIGKILL");
+
   const perGbit = (c, bytes) => c / ((bytes * 8) / 1e9);
   out({
     phase: "viewers",
@@ -328,6 +356,9 @@ for (let round = 1; round <= (PHASES.has("viewers") ? 2 : 0); round++) {
     gateway_cpu_s_per_gbit: perGbit(cpu, total).toFixed(3),
     nginx_gbit_per_s: ((nTotal * 8) / 1e9 / SECONDS).toFixed(3),
     nginx_cpu_pct: ((nCpu / SECONDS) * 100).toFixed(1),
+    bare_node_fanout_gbit_per_s: ((bTotal * 8) / 1e9 / SECONDS).toFixed(3),
+    bare_node_fanout_cpu_s_per_gbit: perGbit(bCpu, bTotal).toFixed(3),
+    gateway_vs_bare_node_fanout: (perGbit(cpu, total) / perGbit(bCpu, bTotal)).toFixed(2),
     nginx_cpu_s_per_gbit: perGbit(nCpu, nTotal).toFixed(3),
     cpu_per_gbit_vs_nginx: (perGbit(cpu, total) / perGbit(nCpu, nTotal)).toFixed(2),
     rss_mib: { before: rss0.toFixed(1), half: rssHalf.toFixed(1), all: rssAll.toFixed(1) },

@@ -50,9 +50,10 @@ interface Lane {
  * Extensions "MPEG-TS output" for fMP4 sources: the segments the DASH engine publishes
  * (`v0` and the default audio `a0`, ClearKey already decrypted) remuxed once per channel
  * into one MPEG-TS program and handed to every `stream.ts` viewer through a
- * {@link TsFanout} (per-viewer continuity counters, slow readers dropped). It starts at
- * the newest complete segment, joins new viewers at the latest key frame, and marks a
- * discontinuity at a new generation, a published discontinuity or a window it fell out of.
+ * {@link TsFanout} (one stream with continuous counters for every viewer, slow readers
+ * dropped). It starts at the newest complete segment, joins new viewers at the latest key
+ * frame, and marks a discontinuity at a new generation, a published discontinuity or a
+ * window it fell out of.
  * @example
  * const check = Fmp4TsRelay.check(publication); // undefined, or why it cannot be carried
  * const relay = new Fmp4TsRelay({ publication: () => session.packager?.publication, … });

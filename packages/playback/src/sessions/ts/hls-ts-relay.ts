@@ -55,9 +55,9 @@ interface Fetched {
  * Extensions "MPEG-TS output" for an `hls` channel whose segments are MPEG-TS: one relay
  * per channel follows the media playlist (the variant of `prefer_height`, else the highest
  * bandwidth), fetches each segment once for all its `stream.ts` viewers, and sends the
- * segments in order, paced over their duration, through a {@link TsFanout} (per-viewer
- * continuity counters, `discontinuity_indicator` at `#EXT-X-DISCONTINUITY` and at a gap,
- * slow readers dropped). It starts at the newest segment; a new viewer starts at the start
+ * segments in order, paced over their duration, through a {@link TsFanout} (continuity
+ * counters rewritten once for every viewer, `discontinuity_indicator` at
+ * `#EXT-X-DISCONTINUITY` and at a gap, slow readers dropped). It starts at the newest segment; a new viewer starts at the start
  * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); fMP4 (CMAF)
  * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused.
  */
