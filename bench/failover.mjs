@@ -57,7 +57,8 @@ const dashOrigin = await startSwitchableDashOrigin(CLEARKEY);
 const gw = await startGateway("full", {
   auth: authSection(),
   security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
-  media: { failback_sec: 3 },
+  // A channel's session must outlive the other channels' rounds (nothing plays it then).
+  media: { failback_sec: 3, idle_stop_sec: 600 },
   channels: [
     {
       id: "ts",
