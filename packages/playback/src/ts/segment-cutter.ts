@@ -3,7 +3,7 @@ import { AccessUnitScanner, type VideoCodec } from "./nal-scan.js";
 import { PTS_CLOCK, ptsDelta, readPesHeader } from "./pes.js";
 import { type Pmt, parsePat, parsePmt, SectionAssembler } from "./psi.js";
 import { type PictureSize, spsPictureSize } from "./sps-resolution.js";
-import { joinPackets, PACKET_SIZE, PAT_PID, packetPid, readPacketHeader } from "./ts-packet.js";
+import { PACKET_SIZE, PAT_PID, packetPid, readPacketHeader } from "./ts-packet.js";
 
 /** One cut segment: PAT and PMT, then the source's own 188-byte packets in order. */
 export interface TsSegment {
@@ -374,7 +374,7 @@ function newTable(): Table {
 
 function finish(seg: OpenSegment, packets: readonly Buffer[], ticks: number): TsSegment {
   return {
-    bytes: joinPackets([...seg.tables, ...packets]),
+    bytes: Buffer.concat([...seg.tables, ...packets]),
     durationSec: ticks / PTS_CLOCK,
     startPts: seg.startPts,
     discontinuity: seg.discontinuity,

@@ -1,5 +1,4 @@
 import { ContinuityRewriter } from "../../ts/continuity-rewriter.js";
-import { joinPackets } from "../../ts/ts-packet.js";
 
 /** Where one live viewer's bytes go: the HTTP response of a `stream.ts` request. */
 export interface TsViewerSink {
@@ -176,5 +175,5 @@ export class TsFanout {
 
 /** Packets as one buffer (no copy for one packet). */
 function joined(packets: readonly Buffer[]): Buffer {
-  return packets.length === 1 ? packets[0]! : joinPackets(packets);
+  return packets.length === 1 ? packets[0]! : Buffer.concat(packets);
 }
