@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { createChannelStore } from "@svc/admin-api/channel-store";
+import { connectionLock } from "@svc/admin-api/storage/dialect/dialect";
 import { GatewayError } from "@svc/core/errors";
 import { storedChannel as channel } from "@svc/test-kits/channel";
 import { describeEachStorage, withStorage } from "../harness/each-storage.js";
@@ -34,19 +35,31 @@ describeEachStorage("channel commit across turns", (open, kind) => {
         "the mirror holds the old catalog until the commit ends",
       );
       // Written between the apply's turns: a stale edit of a channel it replaces (409 once it
-      // committed), a new channel, and (SQLite) a plain statement on the shared connection.
+      // committed), a new channel, and (SQLite) a statement of another writer of the process,
+      // which takes the connection's lock (the apply's transaction is on its writer thread).
       const stale = store.commit({ put: [{ ...store.get("edit")!, title: "user", revision: 2 }] });
       const other = store.commit({ put: [channel("zz-other", { sort_order: 9_999_999 })] });
-      if (kind === "sqlite")
-        storage
-          .sqlite!.$client.prepare("INSERT INTO state_markers (name, set_at) VALUES (?, ?)")
-          .run("between-turns", 1);
+      const client = storage.sqlite?.$client;
+      let marked: Promise<unknown> = Promise.resolve();
+      if (client !== undefined) {
+        marked = connectionLock(client)(async () =>
+          client
+            .prepare("INSERT INTO state_markers (name, set_at) VALUES (?, ?)")
+            .run("between-turns", 1),
+        );
+        // The gateway's own connection reads on while the apply writes (WAL): the catalog as
+        // it was, at once, with no transaction of its own open.
+        const rows = client.prepare("SELECT count(*) AS n FROM channels").get();
+        assert.deepEqual(rows, { n: 1 });
+        assert.equal(client.inTransaction, false);
+      }
       let turns = 0;
       while (!done) {
         await nextTurn();
         turns += 1;
       }
       await apply;
+      await marked;
       assert.ok(turns >= 3, `the apply gave ${turns} turns`);
       await assert.rejects(stale, isConflict);
       await other;

@@ -1,6 +1,7 @@
 import type { GatewayConfig } from "@svc/core/config";
 import type { Logger } from "@svc/core/log";
 import { openStateDatabase, type StateDatabase } from "../db/client.js";
+import { closeChannelWriteThread } from "./channels/channel-write-thread.js";
 import { NO_CHANGE_FEED } from "./kernel/change-feed.js";
 import type { SqliteStorage, Storage } from "./kernel/storage-types.js";
 import { openPostgresStorage } from "./postgres/open.js";
@@ -21,6 +22,8 @@ export function sqliteStorage(dataDir: string): SqliteStorage {
     sqlite: state.db,
     feed: NO_CHANGE_FEED,
     async close() {
+      // The writer thread's connection first: the last one to close checkpoints the WAL.
+      await closeChannelWriteThread(state.db.$client);
       state.close();
     },
   };

@@ -1,118 +1,115 @@
-import { runInSlices } from "@svc/core/time-slices";
-import type { Statement } from "better-sqlite3";
-import { and, eq, getTableColumns, getTableName, or } from "drizzle-orm";
-import type { StateDb } from "../../db/client.js";
+import { getTableColumns, getTableName } from "drizzle-orm";
 import { channels } from "../../db/schema/index.js";
 import type { SqliteDialect } from "../dialect/dialect.js";
-import {
-  CHANNEL_WRITE_BATCH,
-  type ChannelChange,
-  type ChannelRemoval,
-  staleChannels,
-} from "./repository.js";
+import { channelWriteThreadOf } from "./channel-write-thread.js";
+import { CHANNEL_WRITE_BATCH, type ChannelChange, staleChannels } from "./repository.js";
 import { rowFromChannel, type StoredChannel } from "./stored-channel.js";
-
-/** The longest a channel write holds the event loop before it gives a turn (issue 30 item 1). */
-const WRITE_SLICE_MS = 4;
 
 const COLUMNS = Object.entries(getTableColumns(channels));
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const TABLE = quote(getTableName(channels));
+const ID = quote(channels.id.name);
+const REVISION = quote(channels.revision.name);
+const NAMES = COLUMNS.map(([, c]) => quote(c.name));
+
+/** SQL of each batch size, written once (a 40,000-entry apply is 200 statements of 200 rows). */
+const upsertSql = new Map<number, string>();
+const removeSql = new Map<number, string>();
 
 /**
- * Writes whole channel rows (`INSERT … ON CONFLICT(id) DO UPDATE` with every column) through
- * better-sqlite3 statements prepared once per batch size. drizzle's query builder rebuilt and
- * re-prepared the 5,200-parameter SQL for every batch, which was 80% of a 40,000-entry M3U
- * apply (bench/m3u-catalog.mjs, `--cpu-prof`); the values still go through each column's own
- * drizzle encoder (`mapToDriverValue`: JSON columns, booleans), so the rows are the ones drizzle
- * would write. A stored row is replaced only from the revision before the written one (the
- * repository's compare-and-set); a batch that changed fewer rows than it holds throws the
- * conflict, which rolls back the caller's transaction it runs in. The writer is steps: it yields
- * after each batch (about 2.5 ms of CPU), so its caller can give the event loop a turn.
+ * `INSERT … ON CONFLICT(id) DO UPDATE` with every column, for `rows` rows: a stored row is
+ * replaced only from the revision before the written one (the repository's compare-and-set).
  */
-function createChannelUpsert(
-  db: StateDb,
-): (put: readonly StoredChannel[], before?: () => void) => Generator<void, void> {
-  const prepared = new Map<number, Statement>();
-  const table = quote(getTableName(channels));
-  const revision = quote(channels.revision.name);
-  const statement = (rows: number): Statement => {
-    let s = prepared.get(rows);
-    if (s === undefined) {
-      const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
-      const names = COLUMNS.map(([, c]) => quote(c.name));
-      s = db.$client.prepare(
-        `INSERT INTO ${table} (${names.join(",")}) VALUES ${Array(rows)
-          .fill(tuple)
-          .join(",")} ON CONFLICT(${quote(channels.id.name)}) DO UPDATE SET ${names
-          .filter((n) => n !== quote(channels.id.name))
-          .map((n) => `${n} = excluded.${n}`)
-          .join(",")} WHERE ${table}.${revision} = excluded.${revision} - 1`,
-      );
-      prepared.set(rows, s);
-    }
-    return s;
-  };
-  return function* upsert(put, before = () => {}) {
-    for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
-      before();
-      const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
-      const params: unknown[] = [];
-      for (const channel of batch) {
-        const row = rowFromChannel(channel) as Record<string, unknown>;
-        for (const [key, column] of COLUMNS) {
-          const value = row[key];
-          params.push(
-            value === null || value === undefined ? null : column.mapToDriverValue(value),
-          );
-        }
-      }
-      if (statement(batch.length).run(params).changes !== batch.length) throw staleChannels();
-      yield;
-    }
-  };
+function upsertStatement(rows: number): string {
+  let sql = upsertSql.get(rows);
+  if (sql === undefined) {
+    const tuple = `(${COLUMNS.map(() => "?").join(",")})`;
+    sql = `INSERT INTO ${TABLE} (${NAMES.join(",")}) VALUES ${Array(rows)
+      .fill(tuple)
+      .join(",")} ON CONFLICT(${ID}) DO UPDATE SET ${NAMES.filter((n) => n !== ID)
+      .map((n) => `${n} = excluded.${n}`)
+      .join(",")} WHERE ${TABLE}.${REVISION} = excluded.${REVISION} - 1`;
+    upsertSql.set(rows, sql);
+  }
+  return sql;
+}
+
+/** `DELETE` of `rows` channels, each only while it still has the revision the writer saw. */
+function removeStatement(rows: number): string {
+  let sql = removeSql.get(rows);
+  if (sql === undefined) {
+    sql = `DELETE FROM ${TABLE} WHERE ${Array(rows)
+      .fill(`(${ID} = ? AND ${REVISION} = ?)`)
+      .join(" OR ")}`;
+    removeSql.set(rows, sql);
+  }
+  return sql;
 }
 
 /**
- * The channel commit on the embedded SQLite file: one transaction of the dialect
- * (`BEGIN IMMEDIATE` … `COMMIT` under the connection's lock) that spans event-loop turns:
- * batches of rows with a turn between them (~4 ms of work per turn). A 32 MiB M3U apply
- * (~165,000 channels, seconds of CPU) then never holds the loop (issue 30 item 1) and stays
- * all or nothing (spec "Import and export"). A hot path of this database, so written for it
- * (statements prepared once, `run` in steps) rather than through the shared builders.
+ * A batch's parameters: each column through its own drizzle encoder (`mapToDriverValue`: JSON
+ * columns, booleans), so the rows are the ones drizzle would write. drizzle's query builder
+ * rebuilt and re-prepared the 5,200-parameter SQL for every batch, which was 80% of a
+ * 40,000-entry M3U apply (bench/m3u-catalog.mjs, `--cpu-prof`): the SQL is written once here
+ * and prepared once by the writer thread.
+ */
+function upsertParams(batch: readonly StoredChannel[]): unknown[] {
+  const params: unknown[] = [];
+  for (const channel of batch) {
+    const row = rowFromChannel(channel) as Record<string, unknown>;
+    for (const [key, column] of COLUMNS) {
+      const value = row[key];
+      params.push(value === null || value === undefined ? null : column.mapToDriverValue(value));
+    }
+  }
+  return params;
+}
+
+/**
+ * The channel commit on the embedded SQLite file: one transaction (`BEGIN IMMEDIATE` …
+ * `COMMIT`) that a writer thread runs on its own connection to the file
+ * (`channel-write-thread.ts`), in batches of rows this thread encodes and hands over one at a
+ * time. A 32 MiB M3U apply (~165,000 channels) then never holds the event loop (issue 30
+ * item 1): encoding a batch is about 2.5 ms, and the database's work, the `COMMIT` included
+ * (0.2-0.5 s for such an apply: the WAL's fsync and the checkpoint after it, one synchronous
+ * call), runs on the writer thread. It stays all or nothing (spec "Import and export"): a
+ * batch that changed fewer rows than it holds (a stale revision) or any error rolls the
+ * whole transaction back.
  *
- * Other writers share this better-sqlite3 connection (the usage logs' batches) and may run
- * between the turns: their own transaction nests as a SAVEPOINT and commits with the
- * channels. They would be lost only if the channel transaction rolled back, which cannot
- * come from a conflict (the channel store refuses a stale revision before it writes, and no
- * other channel write runs meanwhile), only from an I/O error, which would fail their own
- * writes as well. The shared repositories' writes and the channel reads wait for the lock.
+ * It holds the connection's lock for its whole length, so no other write of this process
+ * meets SQLite's write lock held by the thread (better-sqlite3 would wait for it with the
+ * event loop stopped): the shared repositories' transactions, the usage logs and the guide's
+ * programme writes all take that lock. Readers on this thread's connection go on meanwhile
+ * (WAL) and see the catalog as it was before the commit until it ends.
  */
 export function sqliteChannelCommit(d: SqliteDialect): (change: ChannelChange) => Promise<void> {
-  const db = d.sqlite;
-  const client = db.$client;
-  // Multi-row upserts: an M3U import of 40,000 channels is 200 statements, not 40,000.
-  const upsert = createChannelUpsert(db);
-  // SQLite rolls a whole transaction back by itself on some errors (SQLITE_FULL, IOERR…) hit by
-  // any statement of the connection; a batch written after that would commit on its own.
-  const stillOpen = () => {
-    if (!client.inTransaction)
-      throw new Error("the channel transaction was rolled back by SQLite before it ended");
-  };
-  function* steps(put: readonly StoredChannel[], remove: readonly ChannelRemoval[]) {
-    yield* upsert(put, stillOpen);
-    for (let i = 0; i < remove.length; i += CHANNEL_WRITE_BATCH) {
-      stillOpen();
-      const batch = remove.slice(i, i + CHANNEL_WRITE_BATCH);
-      const seen = batch.map((r) => and(eq(channels.id, r.id), eq(channels.revision, r.revision)));
-      const { changes } = db
-        .delete(channels)
-        .where(seen.length === 1 ? seen[0] : or(...seen))
-        .run();
-      if (changes !== batch.length) throw staleChannels();
-      yield;
-    }
-    stillOpen();
-  }
+  const client = d.sqlite.$client;
   return ({ put = [], remove = [] }) =>
-    d.transaction(() => runInSlices(steps(put, remove), WRITE_SLICE_MS));
+    d.exclusive(async () => {
+      const thread = channelWriteThreadOf(client);
+      await thread.step({ op: "begin" });
+      try {
+        for (let i = 0; i < put.length; i += CHANNEL_WRITE_BATCH) {
+          const batch = put.slice(i, i + CHANNEL_WRITE_BATCH);
+          const sql = upsertStatement(batch.length);
+          const changed = await thread.step({ op: "run", sql, params: upsertParams(batch) });
+          if (changed !== batch.length) throw staleChannels();
+        }
+        for (let i = 0; i < remove.length; i += CHANNEL_WRITE_BATCH) {
+          const batch = remove.slice(i, i + CHANNEL_WRITE_BATCH);
+          const params = batch.flatMap((r) => [r.id, r.revision]);
+          const changed = await thread.step({
+            op: "run",
+            sql: removeStatement(batch.length),
+            params,
+          });
+          if (changed !== batch.length) throw staleChannels();
+        }
+        await thread.step({ op: "commit" });
+      } catch (err) {
+        // A dead thread's connection is closed, which rolled its transaction back.
+        if (!thread.ended) await thread.step({ op: "rollback" }).catch(() => undefined);
+        throw err;
+      }
+    });
 }

@@ -101,7 +101,8 @@ function credentialRepository<Row extends { readonly id: string }, Entry extends
       return new Map(rows.map((r) => [r.id, r.at ?? 0]));
     },
     appendLog: usageAppender<Entry>(d, kind),
-    purgeLog: async (cutoff) => d.affected(await d.db.delete(log).where(lt(log.createdAt, cutoff))),
+    purgeLog: async (cutoff) =>
+      d.affected(await d.transaction((tx) => tx.delete(log).where(lt(log.createdAt, cutoff)))),
   };
 }
 
@@ -133,6 +134,6 @@ export function playbackKeysRepository(d: Dialect): PlaybackKeysRepository {
         .where(tokenId === undefined ? undefined : eq(log.tokenId, tokenId))
         .orderBy(desc(log.id))
         .limit(limit),
-    clearAccessLog: async () => d.affected(await d.db.delete(log)),
+    clearAccessLog: async () => d.affected(await d.transaction((tx) => tx.delete(log))),
   };
 }

@@ -17,8 +17,8 @@ const TABLES = {
  * The usage batch of a credential table: its log records and `last_used_at` in one
  * transaction, with no version bump. A hot path (every playback-key request is a record),
  * so written per database rather than through the shared builders: on SQLite a statement
- * prepared once and run synchronously in better-sqlite3's own transaction (which nests as a
- * savepoint inside a channel commit that is between turns); on PostgreSQL multi-row inserts
+ * prepared once and run synchronously in better-sqlite3's own transaction, under the
+ * connection's lock; on PostgreSQL multi-row inserts
  * and one locking update of every credential used (`postgres-last-used.ts`).
  */
 export function usageAppender<Entry extends object>(
@@ -38,13 +38,16 @@ export function usageAppender<Entry extends object>(
   const db = d.sqlite;
   const credentials = sqliteSchema[kind] as typeof sqliteSchema.playbackKeys;
   const write = createLogWriter<Entry>(db, sqliteSchema[log]);
-  return async (entries, lastUsed) =>
-    db.transaction((tx) => {
+  const batch = db.$client.transaction(
+    (entries: readonly Entry[], lastUsed: ReadonlyMap<string, number>) => {
       write(entries);
       for (const [id, at] of lastUsed)
-        tx.update(credentials)
+        db.update(credentials)
           .set({ lastUsedAt: sql`max(coalesce(${credentials.lastUsedAt}, 0), ${at})` })
           .where(eq(credentials.id, id))
           .run();
-    });
+    },
+  );
+  // Under the connection's lock: a channel commit may hold SQLite's write lock on its writer thread.
+  return (entries, lastUsed) => d.exclusive(async () => batch(entries, lastUsed));
 }

@@ -35,10 +35,10 @@ interface DialectBase {
   readonly tables: Tables;
   /**
    * One transaction. PostgreSQL: drizzle's. SQLite: `BEGIN IMMEDIATE` … `COMMIT` on the one
-   * connection, spanning the awaits, one at a time (not re-entrant). Statements other code runs
-   * on that connection meanwhile (the usage logs' batches) join it; `work` therefore throws
-   * only on database errors: a repository reports a lost compare-and-set by its result,
-   * never by rolling back.
+   * connection, spanning the awaits, one at a time (not re-entrant), under the connection's
+   * lock, which every other write of the process takes too (the usage logs, the guide's
+   * programmes, the channel commit). A repository reports a lost compare-and-set by its
+   * result, never by rolling back.
    */
   transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>;
   /**
@@ -59,7 +59,7 @@ interface DialectBase {
 export interface SqliteDialect extends DialectBase {
   readonly kind: "sqlite";
   readonly sqlite: StateDb;
-  /** The connection's lock: the transactions above, and the channel commit's own. */
+  /** The connection's lock ({@link connectionLock}): every write of the process takes it. */
   readonly exclusive: SerialLock;
 }
 
@@ -91,8 +91,13 @@ function isUniqueViolation(err: unknown): boolean {
 
 const locks = new WeakMap<object, SerialLock>();
 
-/** One lock per better-sqlite3 connection, whoever builds repositories over it. */
-function connectionLock(client: object): SerialLock {
+/**
+ * One lock per better-sqlite3 connection, whoever builds repositories over it. Every write of
+ * this process takes it: the channel commit holds SQLite's write lock on its writer thread
+ * (`channels/sqlite-commit.ts`), and a write of this connection that met it would wait with
+ * the event loop stopped.
+ */
+export function connectionLock(client: object): SerialLock {
   let lock = locks.get(client);
   if (lock === undefined) {
     lock = createSerialLock();

@@ -1,4 +1,5 @@
 import type { StateDb } from "../../db/client.js";
+import { connectionLock } from "../dialect/dialect.js";
 import type {
   GuideChannelInput,
   GuideProgrammes,
@@ -24,6 +25,8 @@ const PURGE_BATCH_ROWS = 20_000;
  */
 export function sqliteProgrammes(db: StateDb): GuideProgrammes {
   const client = db.$client;
+  // Every write takes the connection's lock (see connectionLock).
+  const exclusive = connectionLock(client);
   const insertProgramme = client.prepare(
     "INSERT INTO guide_programmes (source_id, generation, xmltv_id, start, stop, body) VALUES (?, ?, ?, ?, ?, ?)",
   );
@@ -42,7 +45,8 @@ export function sqliteProgrammes(db: StateDb): GuideProgrammes {
   /** Runs batched deletes until one deletes nothing, one batch per turn of the event loop. */
   async function deleteInBatches(batch: () => number): Promise<void> {
     try {
-      while (!closed && batch() > 0) await new Promise((resolve) => setImmediate(resolve));
+      while (!closed && (await exclusive(async () => batch())) > 0)
+        await new Promise((resolve) => setImmediate(resolve));
     } catch {
       // The database closed under a background purge (shutdown): the rows of an
       // unused generation are deleted later (docs/guide.md "Refresh").
@@ -63,23 +67,24 @@ export function sqliteProgrammes(db: StateDb): GuideProgrammes {
         ).changes;
       };
       const writer: ProgrammeWriter = {
-        async write(parse) {
-          // Rows of a generation nobody reads yet need no fsync of their own: WAL
-          // keeps the file consistent, and the switch (synchronous = FULL) makes
-          // them durable. better-sqlite3 is synchronous, so no other write runs
-          // while the pragma is relaxed. The checkpoint runs in the commit:
-          // copying the WAL into the database every 32 MiB instead of every 4 MiB
-          // (SQLite's default) writes each index page that many transactions
-          // touch once, not eight times. The WAL file stays bounded by that size.
-          client.pragma("synchronous = NORMAL");
-          client.pragma(`wal_autocheckpoint = ${IMPORT_CHECKPOINT_PAGES}`);
-          try {
-            return importTransaction(() => parse(insert)) as ReturnType<typeof parse>;
-          } finally {
-            client.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
-            client.pragma("synchronous = FULL");
-          }
-        },
+        write: (parse) =>
+          exclusive(async () => {
+            // Rows of a generation nobody reads yet need no fsync of their own: WAL
+            // keeps the file consistent, and the switch (synchronous = FULL) makes
+            // them durable. better-sqlite3 is synchronous, so no other write runs
+            // while the pragma is relaxed. The checkpoint runs in the commit:
+            // copying the WAL into the database every 32 MiB instead of every 4 MiB
+            // (SQLite's default) writes each index page that many transactions
+            // touch once, not eight times. The WAL file stays bounded by that size.
+            client.pragma("synchronous = NORMAL");
+            client.pragma(`wal_autocheckpoint = ${IMPORT_CHECKPOINT_PAGES}`);
+            try {
+              return importTransaction(() => parse(insert)) as ReturnType<typeof parse>;
+            } finally {
+              client.pragma(`wal_autocheckpoint = ${DEFAULT_CHECKPOINT_PAGES}`);
+              client.pragma("synchronous = FULL");
+            }
+          }),
         get stored() {
           return stored;
         },
