@@ -10,6 +10,7 @@
  *     [--height 720] [--kbps 3000] [--mpd timeline|duration] [--window 5] [--clear-control]
  *     [--ffmpeg-loglevel error] [--no-low-latency] [--variants cenc,clear] [--viewer]
  *     [--cpu-prof DIR] [--node-args "FLAGS"] [--node-floor] [--gateway-out FILE]
+ *     [--no-ffmpeg] [--pin-cpu N]
  *
  * CPU is utime + stime of each process from /proc/<pid>/stat over the window. The gateway's
  * figure is the whole Node process; an idle gateway with no channel runs through the whole
@@ -24,11 +25,18 @@
  * `--gateway-out FILE`: what each measured gateway printed (stdout, then stderr), written to
  * FILE.<variant> after the window's output checks, also when a check fails; with
  * `--node-args "--trace-gc"`, its collections.
+ * `--no-ffmpeg`: no ffmpeg consumers (channels per core: 25 or 50 channels, where one ffmpeg
+ * per channel would take the machine; its columns print n/a).
+ * `--pin-cpu N`: every measured gateway (every thread) runs on CPU N only (`taskset`), so its
+ * CPU figure is what one core gives; the origin, viewers and ffmpegs stay off that core
+ * (this process is moved to the other CPUs).
+ * With `--viewer`, each viewer also times the parts against the media's pace: a part that
+ * appears more than 500 ms behind it is "late" (per segment, at its last part: `ll-hls-viewer.mjs`).
  * `--node-floor`: per channel also one `dash-node-floor.mjs`, the least a Node process does to
  * move the channel from the origin to disk (what ffmpeg does here), measured in the same
  * windows: a lower bound for any Node packager of the channel.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -77,6 +85,8 @@ const VARIANTS = arg(
   process.argv.includes("--clear-control") ? "cenc,clear" : "cenc",
 ).split(",");
 const VIEWER = process.argv.includes("--viewer");
+const NO_FFMPEG = process.argv.includes("--no-ffmpeg");
+const PIN_CPU = arg("pin-cpu", "");
 const NODE_FLOOR = process.argv.includes("--node-floor");
 const CPU_PROF = arg("cpu-prof", "");
 const GATEWAY_OUT = arg("gateway-out", "");
@@ -124,6 +134,20 @@ function hostTicks() {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Every thread of `pid` onto `cpus` (a taskset list). */
+function pin(pid, cpus) {
+  const r = spawnSync("taskset", ["-a", "-p", "-c", cpus, String(pid)], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`taskset ${pid}: ${r.stderr}`);
+}
+
+if (PIN_CPU !== "") {
+  // This process (origin, viewers) and its children off the gateways' core.
+  const others = cpus()
+    .map((_, i) => i)
+    .filter((i) => String(i) !== PIN_CPU);
+  if (others.length > 0) pin(process.pid, others.join(","));
+}
 
 function gatewayConfig(channels) {
   return {
@@ -179,7 +203,8 @@ async function startConsumers(n, variant) {
   ];
   const gw = await startGateway("lite", gatewayConfig(channels), { nodeArgs });
   gateways.add(gw);
-  const ffmpegs = channels.map((_, i) => {
+  if (PIN_CPU !== "") pin(gw.proc.pid, PIN_CPU);
+  const ffmpegs = (NO_FFMPEG ? [] : channels).map((_, i) => {
     const dir = join(work, `${tag}-ff${i + 1}`);
     mkdirSync(dir);
     const source = {
@@ -351,6 +376,8 @@ async function phase(n, loop, idle) {
           for (const url of (await channelPlaylists(s.gw, c.id)).slice(0, 2))
             viewers.push(followLlHls(url));
     await sleep(WARMUP * 1000);
+    // Lateness is counted in the window only.
+    for (const v of viewers) v.stats.maxLateMs = 0;
     const watchedBefore = viewers.map((v) => ({ ...v.stats }));
     const before = snapshot(sets, idle);
     await sleep(SECONDS * 1000);
@@ -360,7 +387,7 @@ async function phase(n, loop, idle) {
       const inWindow = (key) =>
         viewers.reduce((n, v, i) => n + v.stats[key] - watchedBefore[i][key], 0);
       process.stdout.write(
-        `viewers (in the window): ${viewers.length} playlists followed, ${inWindow("parts")} parts fetched, ${inWindow("reloads")} blocking reloads, ${inWindow("errors")} errors\n`,
+        `viewers (in the window): ${viewers.length} playlists followed, ${inWindow("parts")} parts fetched, ${inWindow("reloads")} blocking reloads, ${inWindow("errors")} errors; segments whose parts came more than 500 ms behind pace: ${inWindow("late")}, most behind pace ${Math.max(0, ...viewers.map((v) => v.stats.maxLateMs)).toFixed(0)} ms\n`,
       );
     }
     const wall = (after.at - before.at) / 1000;

@@ -9,11 +9,11 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { contentProtectionXml } from "../packages/playback/dist/cenc/testing/clearkey.js";
-import { encryptFile } from "../packages/playback/dist/cenc/testing/fragment-encryptor.js";
-import { encryptInit } from "../packages/playback/dist/cenc/testing/init-encryptor.js";
-import { configFor, RECIPES } from "../packages/playback/dist/cenc/testing/vector-configs.js";
 import { boxesIn, payloadStart } from "../packages/playback/dist/mp4/box-reader.js";
+import { contentProtectionXml } from "../tests/kits/dist/cenc/clearkey.js";
+import { encryptFile } from "../tests/kits/dist/cenc/fragment-encryptor.js";
+import { encryptInit } from "../tests/kits/dist/cenc/init-encryptor.js";
+import { configFor, RECIPES } from "../tests/kits/dist/cenc/vector-configs.js";
 
 export const SEGMENT_SEC = 2;
 

@@ -6,11 +6,24 @@
  *
  *   const viewer = followLlHls(mediaPlaylistUrl);
  *   …
- *   const { reloads, parts, bytes, errors } = await viewer.stop();
+ *   const { reloads, parts, bytes, errors, late, maxLateMs } = await viewer.stop();
+ *
+ * Lateness: a part is listed when the gateway published it, and the viewer waits on each
+ * next one. A source may deliver a segment whole at its end (the benches' origins do), so the
+ * parts of a segment can only appear together once it ends: the pace is taken per segment,
+ * at its last part. The wall time that part appeared minus the media time at its end (the sum
+ * of the parts' `DURATION`s since the first) is constant for a packager that keeps pace with
+ * a live source. `maxLateMs` is the most that offset grew over its smallest value; `late`
+ * counts segments whose last part came more than `lateMs` (default 500 ms) behind the pace.
  */
-export function followLlHls(playlistUrl) {
+export function followLlHls(playlistUrl, { lateMs = 500 } = {}) {
   let stopped = false;
-  const stats = { reloads: 0, parts: 0, bytes: 0, errors: 0 };
+  const stats = { reloads: 0, parts: 0, bytes: 0, errors: 0, late: 0, maxLateMs: 0 };
+  /** Media seconds of the parts seen since the first, and the smallest wall-minus-media offset. */
+  let media = 0;
+  let minOffset = Number.POSITIVE_INFINITY;
+  let lastMsn;
+  let lastArrived = 0;
   /** Newest part fetched, as [msn, index]. */
   let newest;
   const sep = playlistUrl.includes("?") ? "&" : "?";
@@ -30,11 +43,25 @@ export function followLlHls(playlistUrl) {
           await new Promise((res) => setTimeout(res, 500));
           continue;
         }
-        for (const m of text.matchAll(/#EXT-X-PART:[^\n]*URI="([^"]+-(\d+)\.(\d+)\.m4s[^"]*)"/g)) {
-          const [uri, msn, index] = [m[1], Number(m[2]), Number(m[3])];
+        const arrived = performance.now();
+        for (const m of text.matchAll(
+          /#EXT-X-PART:DURATION=([\d.]+)[^\n]*URI="([^"]+-(\d+)\.(\d+)\.m4s[^"]*)"/g,
+        )) {
+          const [duration, uri, msn, index] = [Number(m[1]), m[2], Number(m[3]), Number(m[4])];
           const isNew = !newest || msn > newest[0] || (msn === newest[0] && index > newest[1]);
           if (!isNew) continue;
           newest = [msn, index];
+          // A part of a new segment: the one before ended with the part seen last.
+          if (stats.reloads > 1 && lastMsn !== undefined && msn !== lastMsn) {
+            const offset = lastArrived - media * 1000;
+            minOffset = Math.min(minOffset, offset);
+            const lateBy = offset - minOffset;
+            stats.maxLateMs = Math.max(stats.maxLateMs, lateBy);
+            if (lateBy > lateMs) stats.late += 1;
+          }
+          lastMsn = msn;
+          lastArrived = arrived;
+          media += duration;
           // The first playlist lists up to 3 target durations of parts: start at its newest.
           if (stats.reloads === 1) continue;
           const p = await fetch(new URL(uri, playlistUrl));

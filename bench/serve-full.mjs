@@ -3,7 +3,7 @@
 // benchmark run can compare both. Usage: node bench/serve-full.mjs --config FILE --access-log on|off
 import { parseArgs } from "node:util";
 import { composeFull } from "../apps/gateway-full/dist/app.js";
-import { bootGateway } from "../packages/core/dist/boot.js";
+import { bootGateway } from "../packages/core/dist/cli/boot.js";
 import { readBuildInfo } from "../packages/core/dist/cli/index.js";
 import { readEnvironment } from "../packages/core/dist/config/index.js";
 

@@ -14,17 +14,14 @@ import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createDecryptStream } from "../../packages/playback/dist/cenc/decrypt-stream.js";
-import { encryptFile } from "../../packages/playback/dist/cenc/testing/fragment-encryptor.js";
-import {
-  syntheticFragments,
-  syntheticInit,
-} from "../../packages/playback/dist/cenc/testing/synthetic-media.js";
+import { encryptFile } from "../../tests/kits/dist/cenc/fragment-encryptor.js";
+import { syntheticFragments, syntheticInit } from "../../tests/kits/dist/cenc/synthetic-media.js";
 import {
   configFor,
   RECIPES,
   TEST_KEY,
   TEST_KID,
-} from "../../packages/playback/dist/cenc/testing/vector-configs.js";
+} from "../../tests/kits/dist/cenc/vector-configs.js";
 
 const PASSES = Number(process.argv[2] ?? 10);
 const CHUNK = Number(process.argv[3] ?? 64 * 1024);
