@@ -7,6 +7,38 @@ import type { ResolvedSource } from "./channel-sources.js";
 
 /** A probe's MPD fetch gives up after this long. */
 const PROBE_DEADLINE_MS = 5_000;
+/** A live MPD's newest segment may stay the same this many segment durations. */
+const STALL_SEGMENTS = 3;
+/**
+ * Without UTCTiming, how far the origin's clock may be from this machine's before a source
+ * that was frozen before it was opened is told from a live one on a skewed clock.
+ */
+export const UNSYNCED_CLOCK_SLACK_MS = 60_000;
+
+/**
+ * How long a live MPD's newest segment may stay the same: three segment durations, or three
+ * `minimumUpdatePeriod`s when longer (extensions "Fallback sources and the slate": a DASH
+ * MPD that stops updating). One rule for the relay's `stalled` and the failback probe.
+ */
+export function stallLimitMs(mpd: Mpd, segmentSec: number): number {
+  return STALL_SEGMENTS * Math.max(segmentSec, mpd.minimumUpdatePeriod ?? 0) * 1000;
+}
+
+/**
+ * A source frozen before it was opened: how long ago (ms) the newest segment its MPD lists
+ * became available, at `nowMs` on the origin's clock, when that is past {@link stallLimitMs}
+ * (undefined while the source is live enough, or lists nothing). The origin's clock is its
+ * UTCTiming's; an MPD without one is read on this machine's clock (DASH-IF IOP: a client
+ * without a timing source uses its own), and {@link UNSYNCED_CLOCK_SLACK_MS} more is allowed
+ * before a source is judged frozen, so a live source on a skewed clock is not.
+ */
+export function frozenBeforeOpenMs(mpd: Mpd, nowMs: number): number | undefined {
+  const seg = newestSegmentOf(mpd, nowMs);
+  if (seg === undefined) return undefined;
+  const ageMs = nowMs - seg.availableAtMs;
+  const slackMs = mpd.utcTimings.length > 0 ? 0 : UNSYNCED_CLOCK_SLACK_MS;
+  return ageMs > stallLimitMs(mpd, seg.durationSec) + slackMs ? ageMs : undefined;
+}
 
 /**
  * Failback probes of DASH sources (extensions "Fallback sources and the slate": checked
@@ -46,8 +78,7 @@ export function createDashFailbackProbe(o: {
       seen.set(source.index, { end: newest.end, at: now });
       return true;
     }
-    const limitSec = 3 * Math.max(newest.durationSec, r.mpd.minimumUpdatePeriod ?? 0);
-    return now - before.at <= limitSec * 1000;
+    return now - before.at <= stallLimitMs(r.mpd, newest.durationSec);
   };
 }
 

@@ -1,7 +1,11 @@
 import type { PackagerStart } from "../../dash/native-packager.js";
 import type { ChannelPublication } from "../../dash/publisher/channel-publication.js";
 import type { MpdSnapshot } from "../../dash/scheduler/rendition-pump.js";
-import { newestSegmentOf } from "../failover/dash-failback-probe.js";
+import {
+  frozenBeforeOpenMs,
+  newestSegmentOf,
+  stallLimitMs,
+} from "../failover/dash-failback-probe.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
 import { Fmp4TsRelay } from "./fmp4-ts-relay.js";
 
@@ -31,8 +35,6 @@ export interface DashRelayEnd {
   readonly config?: true;
 }
 
-/** Stall: the newest segment did not advance for this many segment durations. */
-const STALL_SEGMENTS = 3;
 /** How often the relay looks at the source's MPD and its newest segment. */
 const WATCH_MS = 500;
 /** Nobody reads the remuxer's own fan-out: the session's viewers read the engine's. */
@@ -125,14 +127,13 @@ export class DashTsRelay {
           return finish({ why: "the source MPD is static (not live)", reason: "not_media" });
         const now = Date.now();
         const seg = newestSegmentOf(mpd, now + clockOffsetMs);
-        const segmentSec = seg?.durationSec ?? mpd.maxSegmentDuration ?? 2;
-        const limitMs = STALL_SEGMENTS * Math.max(segmentSec, mpd.minimumUpdatePeriod ?? 0) * 1000;
+        const limitMs = stallLimitMs(mpd, seg?.durationSec ?? mpd.maxSegmentDuration ?? 2);
         // A source frozen before it was opened: its newest segment became available long
-        // ago on the origin's clock (read from its UTCTiming: without one, not judged).
-        const lateMs = seg === undefined ? 0 : now + clockOffsetMs - seg.availableAtMs;
-        if (first && mpd.utcTimings.length > 0 && lateMs > limitMs)
+        // ago on the origin's clock (its UTCTiming's, else this machine's with a slack).
+        const ageMs = first ? frozenBeforeOpenMs(mpd, now + clockOffsetMs) : undefined;
+        if (ageMs !== undefined)
           return finish({
-            why: `the source MPD's newest segment is ${Math.round(lateMs / 1000)} s old`,
+            why: `the source MPD's newest segment is ${Math.round(ageMs / 1000)} s old`,
             reason: "stalled",
           });
         first = false;
