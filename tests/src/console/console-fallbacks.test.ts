@@ -85,7 +85,7 @@ describe("console: fallback sources", {
     assert.deepEqual((await stored()).fallback_sources[1].headers, {});
 
     // Removing one and the limit of eight.
-    await page.getByRole("button", { name: "Remove fallback 2" }).click();
+    await page.getByRole("button", { name: "Remove fallback 2", exact: true }).click();
     const add = page.getByRole("button", { name: "Add fallback source" });
     for (let i = 0; i < 7; i++) await add.click();
     assert.equal(await add.isDisabled(), true, "at most 8 fallback sources");
