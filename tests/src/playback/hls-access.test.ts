@@ -146,7 +146,16 @@ describe("HLS playback: credentials, viewer leases and the egress guard", () => 
       assert.equal(r.json.error.code, "forbidden");
       assert.doesNotMatch(r.text, new RegExp(sig));
     }
-    assert.equal(origin.hits.length, before);
+    // None of the tampered segment URLs reached the origin. A playlist fetch may land in this
+    // window (the gateway refreshing the vod playlist it just served, on a loaded machine): it
+    // is not one of them.
+    assert.deepEqual(
+      origin.hits
+        .slice(before)
+        .map((h) => h.url)
+        .filter((url) => !new URL(url, origin.url).pathname.endsWith(".m3u8")),
+      [],
+    );
   });
 
   it("refuses loopback targets that are not allow-listed, and that origin sees no request", async () => {
