@@ -75,6 +75,8 @@ describe("full: every JSON answer matches the schema its route declares", () => 
   let errorCodes: (method: string, path: string, status: number) => string[] | undefined;
   /** `METHOD path status` of every answer validated. */
   const validated = new Set<string>();
+  /** The last valid JSON answer of each route and status, for the strictness check. */
+  const samples = new Map<string, { row: Row; body: unknown }>();
   const failures: string[] = [];
 
   /** One request; its answer, when JSON, validated against its route's declaration. */
@@ -116,6 +118,7 @@ describe("full: every JSON answer matches the schema its route declares", () => 
             `${where}: ${result.issues.map((i) => `${JSON.stringify(i.path ?? [])} ${i.message}`).join("; ")} in ${r.text.slice(0, 400)}`,
           );
         validated.add(`${row.method} ${row.path} ${status}`);
+        samples.set(`${row.method} ${row.path}`, { row, body: r.body });
       } else if (json) failures.push(`${where}: JSON answer, declared ${String(answer)}`);
     } else if (r.status >= 400) {
       const codes = errorCodes(row.method, row.path, r.status);
@@ -544,5 +547,20 @@ describe("full: every JSON answer matches the schema its route declares", () => 
       .map((r) => `${r.method} ${r.path} ${r.success[0]}`)
       .filter((line) => !validated.has(line));
     assert.deepEqual({ failures, unseen }, { failures: [], unseen: [] });
+  });
+
+  it("the answer schemas are strict: a field a handler adds undeclared would fail", () => {
+    const lenient: string[] = [];
+    for (const [line, { row, body }] of samples) {
+      // Xtream's player_api.php answers in the apps' own open shapes (a loose schema).
+      if (row.path === "/player_api.php") continue;
+      const answer = row.success[2] as StandardSchema;
+      const widened = Array.isArray(body)
+        ? [...body, { ...body[0], undeclared: 1 }]
+        : { ...(body as object), undeclared: 1 };
+      if (answer["~standard"].validate(widened).issues === undefined) lenient.push(line);
+    }
+    assert.ok(samples.size > 60, `only ${samples.size} answers sampled`);
+    assert.deepEqual(lenient, []);
   });
 });
