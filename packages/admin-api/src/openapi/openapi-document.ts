@@ -137,7 +137,8 @@ function operationOf(r: RouteRow): object {
 /**
  * The OpenAPI 3.1 document of the whole HTTP API from the route declarations:
  * every route (paths, credential, API-token scope), request bodies converted
- * from the same valibot schemas the routes validate with, and the closed set of
+ * from the same valibot schemas the routes validate with, answers from the
+ * schemas (or media types) the routes declare them with, and the closed set of
  * error codes. The running gateway passes the table its app registered
  * (`routeTableOf(app)`); without one, the full build's routes with every
  * extension off (the specification's API).
@@ -160,7 +161,7 @@ export function buildOpenApiDocument(
       title: "svc-gateway HTTP API",
       version: info.version,
       description:
-        "Generated at startup from the route declarations and the valibot schemas the routes validate with. " +
+        "Generated at startup from the route declarations: the valibot schemas the routes validate their bodies with and declare their answers with. " +
         "An API token calling a path outside the route table gets 403 `route_not_available`.",
     },
     servers: [{ url: "/" }],
