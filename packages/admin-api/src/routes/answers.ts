@@ -620,9 +620,88 @@ export const hdhrLineupStatus = v.strictObject({
   SourceList: v.array(v.string()),
 });
 
+// ---- Xtream's `player_api.php` (extensions.md "Xtream Codes output"): the shapes Xtream apps read
+
+const xtreamLogin = v.strictObject({
+  user_info: v.strictObject({
+    username: v.nullable(v.string()),
+    password: v.string(),
+    message: v.string(),
+    auth: v.literal(1),
+    status: v.string(),
+    /** Epoch seconds as a string, or null without expiry. */
+    exp_date: v.nullable(v.string()),
+    is_trial: v.string(),
+    active_cons: v.string(),
+    created_at: v.string(),
+    max_connections: v.string(),
+    allowed_output_formats: v.array(v.string()),
+  }),
+  server_info: v.strictObject({
+    url: v.string(),
+    port: v.string(),
+    https_port: v.string(),
+    server_protocol: v.string(),
+    rtmp_port: v.string(),
+    timezone: v.string(),
+    timestamp_now: v.number(),
+    time_now: v.string(),
+    process: v.boolean(),
+  }),
+});
+
+/** What Xtream apps read as a refused login (answered 200: they do not look at the status). */
+const xtreamRefused = v.strictObject({ user_info: v.strictObject({ auth: v.literal(0) }) });
+
+const xtreamCategory = v.strictObject({
+  category_id: v.string(),
+  category_name: v.string(),
+  parent_id: v.number(),
+});
+
+const xtreamStream = v.strictObject({
+  num: v.nullable(v.number()),
+  name: v.string(),
+  stream_type: v.literal("live"),
+  stream_id: v.number(),
+  stream_icon: v.string(),
+  epg_channel_id: v.string(),
+  added: v.string(),
+  category_id: v.string(),
+  category_ids: v.array(v.number()),
+  custom_sid: v.string(),
+  tv_archive: v.number(),
+  direct_source: v.string(),
+  tv_archive_duration: v.number(),
+});
+
+/** `get_short_epg` (and, with `now_playing` and `has_archive`, `get_simple_data_table`). */
+const xtreamEpg = v.strictObject({
+  epg_listings: v.array(
+    v.strictObject({
+      id: v.string(),
+      epg_id: v.string(),
+      title: v.string(),
+      lang: v.string(),
+      start: v.string(),
+      end: v.string(),
+      description: v.string(),
+      channel_id: v.string(),
+      start_timestamp: v.string(),
+      stop_timestamp: v.string(),
+      now_playing: v.optional(v.number()),
+      has_archive: v.optional(v.number()),
+    }),
+  ),
+});
+
 /**
- * Xtream's `player_api.php` (extensions.md "Xtream Codes output"): the login's
- * `{user_info, server_info}` or an action's list or object, in the shapes Xtream apps
- * read; loose, as the apps' own protocol fixes them.
+ * `player_api.php`: the login's `{user_info, server_info}` (no or an unknown action), a
+ * refused login, the live categories or streams (another list action: `[]`), or the EPG.
  */
-export const xtreamPlayerApi = v.union([v.looseObject({}), v.array(v.looseObject({}))]);
+export const xtreamPlayerApi = v.union([
+  xtreamLogin,
+  xtreamRefused,
+  xtreamEpg,
+  v.array(v.union([xtreamCategory, xtreamStream])),
+]);
