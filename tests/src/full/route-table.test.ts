@@ -210,6 +210,37 @@ describe("route table", async () => {
     }
   });
 
+  it("every route of the document says what its success answers: a JSON schema, a media type or no body", async () => {
+    const { fullBuildRoutes } = await load("@svc/admin-api/openapi");
+    const all = { ts_output: true, m3u_sources: true, xtream: true, hdhomerun: true };
+    const doc = buildOpenApiDocument({ version: "t" }, fullBuildRoutes(all));
+    const problems: string[] = [];
+    let schemas = 0;
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths))
+      for (const [method, op] of Object.entries<any>(item)) {
+        const [status, response] = Object.entries<any>(op.responses).find(([s]) => s < "300")!;
+        const content = response.content as Record<string, { schema?: object }> | undefined;
+        const line = `${method.toUpperCase()} ${path} ${status}`;
+        if (content === undefined) {
+          // No body: a 204, or HDHomeRun's empty 200 to lineup.post.
+          if (status !== "204" && !path.endsWith("/lineup.post"))
+            problems.push(`${line}: no content`);
+        } else if (content["application/json"] !== undefined) {
+          if (content["application/json"].schema === undefined) problems.push(`${line}: no schema`);
+          else schemas++;
+        } else if (Object.keys(content).length !== 1)
+          problems.push(`${line}: ${Object.keys(content)}`);
+      }
+    assert.deepEqual(problems, []);
+    assert.ok(schemas > 60, `${schemas} JSON answers documented`);
+    // A route that answers a body and declares neither a schema nor a media type stops the document.
+    const bare = { ...fullBuildRoutes()[0], success: [200, "something"] };
+    assert.throws(
+      () => buildOpenApiDocument({ version: "t" }, [bare]),
+      /answers 200 without a schema or media type/,
+    );
+  });
+
   it("a route registered without its declaration stops the route table (and the boot)", async () => {
     const full = await composed("full");
     await full.close();

@@ -1,6 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from "@svc/core/errors";
-import type { RouteRow } from "@svc/core/route-table";
+import { type RouteRow, routeAnswerOf } from "@svc/core/route-table";
 import { toJsonSchema } from "@valibot/to-json-schema";
+import type { GenericSchema } from "valibot";
 import { fullBuildRoutes } from "./full-build-routes.js";
 
 export { fullBuildRoutes } from "./full-build-routes.js";
@@ -44,21 +45,28 @@ function openapiPath(path: string): string {
   return path.replace(/\*$/, "{asset}");
 }
 
-function jsonSchemaOf(doc: RouteRow): object | undefined {
-  if (doc.body === undefined) return undefined;
-  const { $schema: _draft, ...schema } = toJsonSchema(doc.body, {
+/** JSON Schema of a request body (what callers may send) or an answer (what they get). */
+function jsonSchemaOf(schema: GenericSchema, typeMode: "input" | "output"): object {
+  const { $schema: _draft, ...json } = toJsonSchema(schema, {
     target: "draft-2020-12",
-    typeMode: "input",
+    typeMode,
     // Custom checks (v.check) have no JSON Schema form; the server still runs them.
     errorMode: "ignore",
   }) as Record<string, unknown>;
-  return schema;
+  return json;
 }
 
 function responsesOf(r: RouteRow): Record<string, object> {
-  const [status, description, type = "application/json"] = r.success;
+  const [status, description] = r.success;
+  const answer = routeAnswerOf(r);
+  const content =
+    answer.schema !== undefined
+      ? { "application/json": { schema: jsonSchemaOf(answer.schema, "output") } }
+      : answer.mediaType !== undefined
+        ? { [answer.mediaType]: {} }
+        : undefined;
   const responses: Record<string, object> = {
-    [String(status)]: status === 204 ? { description } : { description, content: { [type]: {} } },
+    [String(status)]: content === undefined ? { description } : { description, content },
   };
   const gate = GATE_ERRORS[r.access.credential];
   if (gate === undefined)
@@ -108,7 +116,7 @@ function operationOf(r: RouteRow): object {
       description: 'The revision the caller holds, `"<n>"`; a mismatch is 409 `conflict`',
       schema: { type: "string" },
     });
-  const body = jsonSchemaOf(r);
+  const body = r.body === undefined ? undefined : jsonSchemaOf(r.body, "input");
   return {
     operationId: `${r.method.toLowerCase()}${r.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ?? "").toUpperCase())}`,
     summary: r.summary,
@@ -129,7 +137,8 @@ function operationOf(r: RouteRow): object {
 /**
  * The OpenAPI 3.1 document of the whole HTTP API from the route declarations:
  * every route (paths, credential, API-token scope), request bodies converted
- * from the same valibot schemas the routes validate with, and the closed set of
+ * from the same valibot schemas the routes validate with, answers from the
+ * schemas (or media types) the routes declare them with, and the closed set of
  * error codes. The running gateway passes the table its app registered
  * (`routeTableOf(app)`); without one, the full build's routes with every
  * extension off (the specification's API).
@@ -152,7 +161,7 @@ export function buildOpenApiDocument(
       title: "svc-gateway HTTP API",
       version: info.version,
       description:
-        "Generated at startup from the route declarations and the valibot schemas the routes validate with. " +
+        "Generated at startup from the route declarations: the valibot schemas the routes validate their bodies with and declare their answers with. " +
         "An API token calling a path outside the route table gets 403 `route_not_available`.",
     },
     servers: [{ url: "/" }],

@@ -15,6 +15,7 @@ import {
 import { createApiToken } from "../services/api-tokens/create.js";
 import { MAX_EXPIRY_SEC, renderApiToken } from "../services/api-tokens/token-record.js";
 import { TOKEN_SCOPES } from "../services/api-tokens/token-scopes.js";
+import { apiTokenCredential, apiTokenList, auditLog, issuedApiToken, okAnswer } from "./answers.js";
 
 const name = v.pipe(v.string(), v.trim(), v.minLength(1, "must not be empty"), v.maxLength(100));
 const note = v.pipe(v.string(), v.maxLength(1000));
@@ -57,7 +58,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     access,
     summary: "List API tokens",
     tag,
-    success: [200, "`{tokens, available_scopes}`"],
+    success: [200, "`{tokens, available_scopes}`", apiTokenList],
   },
   create: {
     method: "POST",
@@ -66,7 +67,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     summary: "Create an API token",
     tag,
     body: apiTokenCreateBody,
-    success: [201, "`{token, credential, warning}`; plaintext shown once"],
+    success: [201, "`{token, credential, warning}`; plaintext shown once", issuedApiToken],
     errors: ["invalid_request"],
   },
   update: {
@@ -76,7 +77,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     summary: "Update an API token",
     tag,
     body: apiTokenUpdateBody,
-    success: [200, "`{credential}`"],
+    success: [200, "`{credential}`", apiTokenCredential],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
   },
@@ -86,7 +87,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     access,
     summary: "Rotate an API token",
     tag,
-    success: [201, "`{token, credential, warning}`"],
+    success: [201, "`{token, credential, warning}`", issuedApiToken],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
   },
@@ -96,7 +97,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     access,
     summary: "Revoke an API token",
     tag,
-    success: [200, "`{ok: true}`"],
+    success: [200, "`{ok: true}`", okAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
   },
@@ -116,7 +117,7 @@ export const apiTokenRoutes = defineRoutes("/v1/admin", {
     access,
     summary: "API token audit log (100 most recent)",
     tag,
-    success: [200, "`{logs}`"],
+    success: [200, "`{logs}`", auditLog],
   },
 });
 

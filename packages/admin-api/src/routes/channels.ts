@@ -23,6 +23,15 @@ import {
 } from "../services/channels/write.js";
 import { channelWriteBody } from "../services/channels/write-body.js";
 import { etag } from "../services/if-match.js";
+import {
+  adminChannelList,
+  bulkAnswer,
+  channelDeleteAnswer,
+  channelDetail,
+  channelWriteAnswer,
+  previewAnswer,
+  reorderAnswer,
+} from "./answers.js";
 
 export const reorderBody = v.strictObject({
   ids: v.array(v.string()),
@@ -39,7 +48,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("read"),
     summary: "List channels (incl. disabled)",
     tag,
-    success: [200, "`{channels}`"],
+    success: [200, "`{channels}`", adminChannelList],
   },
   // Static paths first: `reorder`, `enable-all` and `disable-all` are not channel ids.
   enableAll: {
@@ -48,7 +57,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("write"),
     summary: "Enable every channel",
     tag,
-    success: [200, "`{ok, changed, channel_ids}`"],
+    success: [200, "`{ok, changed, channel_ids}`", bulkAnswer],
   },
   disableAll: {
     method: "POST",
@@ -56,7 +65,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("write"),
     summary: "Disable every channel",
     tag,
-    success: [200, "`{ok, changed, channel_ids}`"],
+    success: [200, "`{ok, changed, channel_ids}`", bulkAnswer],
   },
   reorder: {
     method: "PUT",
@@ -65,7 +74,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     summary: "Reorder channels",
     tag,
     body: reorderBody,
-    success: [200, "`{ok, changed, channel_ids, revisions}`"],
+    success: [200, "`{ok, changed, channel_ids, revisions}`", reorderAnswer],
     errors: ["invalid_request", "conflict"],
   },
   detail: {
@@ -74,7 +83,11 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("read"),
     summary: "Channel detail",
     tag,
-    success: [200, "`{channel, egress_binding, effective_user_agent, revision, updated_at}`; ETag"],
+    success: [
+      200,
+      "`{channel, egress_binding, effective_user_agent, revision, updated_at}`; ETag",
+      channelDetail,
+    ],
     errors: ["not_found"],
   },
   create: {
@@ -84,7 +97,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     summary: "Create a channel",
     tag,
     body: channelWriteBody,
-    success: [201, "`{ok, id, egress_profile_id}`"],
+    success: [201, "`{ok, id, egress_profile_id}`", channelWriteAnswer],
     errors: ["invalid_request", "conflict"],
   },
   replace: {
@@ -97,6 +110,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     success: [
       200,
       "`{ok, id, egress_profile_id}`, plus `dropped_secrets` when the source moved to another origin and stored secrets were left behind",
+      channelWriteAnswer,
     ],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "optional",
@@ -107,7 +121,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("delete"),
     summary: "Delete a channel",
     tag,
-    success: [200, "`{ok, id}`"],
+    success: [200, "`{ok, id}`", channelDeleteAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "optional",
   },
@@ -117,7 +131,7 @@ export const channelRoutes = defineRoutes("/v1/admin/channels", {
     access: admin("refresh"),
     summary: "Issue a 5-minute preview URL",
     tag: "sessions",
-    success: [201, "`{play_url, expires_at}`"],
+    success: [201, "`{play_url, expires_at}`", previewAnswer],
     errors: ["not_found"],
   },
 });

@@ -19,6 +19,13 @@ import {
 } from "../services/egress/write.js";
 import { documentBody, profileBody, ruleBody } from "../services/egress/write-bodies.js";
 import { etag } from "../services/if-match.js";
+import {
+  egressConfiguration,
+  egressDeleteAnswer,
+  egressTestAnswer,
+  proxyWriteAnswer,
+  ruleWriteAnswer,
+} from "./answers.js";
 
 export const egressRoutes = defineRoutes("/v1/admin/egress", {
   read: {
@@ -27,7 +34,7 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     access: admin("read"),
     summary: "Egress configuration",
     tag: "egress",
-    success: [200, "The egress configuration resource"],
+    success: [200, "The egress configuration resource", egressConfiguration],
   },
   replace: {
     method: "PUT",
@@ -36,7 +43,7 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     summary: "Replace the egress configuration",
     tag: "egress",
     body: documentBody,
-    success: [200, "The egress configuration resource"],
+    success: [200, "The egress configuration resource", egressConfiguration],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
   },
@@ -47,7 +54,11 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     summary: "Add a proxy profile",
     tag: "egress",
     body: profileBody,
-    success: [201, "The egress configuration resource"],
+    success: [
+      201,
+      "`{ok, proxy, egress}`: the profile and the egress configuration resource",
+      proxyWriteAnswer,
+    ],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
   },
@@ -58,7 +69,11 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     summary: "Update a proxy profile",
     tag: "egress",
     body: profileBody,
-    success: [200, "The egress configuration resource"],
+    success: [
+      200,
+      "`{ok, proxy, egress}`: the profile and the egress configuration resource",
+      proxyWriteAnswer,
+    ],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
   },
@@ -68,7 +83,7 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     access: admin("delete"),
     summary: "Delete a proxy profile",
     tag: "egress",
-    success: [200, "The egress configuration resource"],
+    success: [200, "`{ok, egress}`: the egress configuration resource", egressDeleteAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
   },
@@ -79,7 +94,11 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     summary: "Add a routing rule",
     tag: "egress",
     body: ruleBody,
-    success: [201, "The egress configuration resource"],
+    success: [
+      201,
+      "`{ok, rule, egress}`: the rule and the egress configuration resource",
+      ruleWriteAnswer,
+    ],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
   },
@@ -90,7 +109,11 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     summary: "Update a routing rule",
     tag: "egress",
     body: ruleBody,
-    success: [200, "The egress configuration resource"],
+    success: [
+      200,
+      "`{ok, rule, egress}`: the rule and the egress configuration resource",
+      ruleWriteAnswer,
+    ],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
   },
@@ -100,7 +123,7 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     access: admin("delete"),
     summary: "Delete a routing rule",
     tag: "egress",
-    success: [200, "The egress configuration resource"],
+    success: [200, "`{ok, egress}`: the egress configuration resource", egressDeleteAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
   },
@@ -114,6 +137,7 @@ export const egressRoutes = defineRoutes("/v1/admin/egress", {
     success: [
       200,
       "`{ok, reachable, outcome, …}` (200 even when connectivity fails; a refused destination or unsaved proxy address is 403)",
+      egressTestAnswer,
     ],
     errors: ["invalid_request", "forbidden"],
   },

@@ -10,6 +10,14 @@ import { GUIDE_PRESETS } from "../services/guide/presets.js";
 import { sourceCreateBody, sourceUpdateBody } from "../services/guide/source-body.js";
 import type { GuideSource } from "../services/guide/source-store.js";
 import { etag } from "../services/if-match.js";
+import {
+  guideMatches,
+  guidePresets,
+  guideRefreshAnswer,
+  guideSourceDeleteAnswer,
+  guideSourceList,
+  guideSourceWriteAnswer,
+} from "./answers.js";
 
 const iso = (ms: number) =>
   ms === 0 ? null : new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -34,7 +42,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     access: admin("read"),
     summary: "Built-in guide presets",
     tag: "guide",
-    success: [200, "`{presets}`"],
+    success: [200, "`{presets}`", guidePresets],
   },
   list: {
     method: "GET",
@@ -42,7 +50,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     access: admin("read"),
     summary: "Guide sources and statuses",
     tag: "guide",
-    success: [200, "`{sources, statuses}`"],
+    success: [200, "`{sources, statuses}`", guideSourceList],
   },
   create: {
     method: "POST",
@@ -51,7 +59,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     summary: "Create a guide source",
     tag: "guide",
     body: sourceCreateBody,
-    success: [201, "`{ok, source}`"],
+    success: [201, "`{ok, source}`", guideSourceWriteAnswer],
     errors: ["invalid_request", "conflict"],
   },
   update: {
@@ -61,7 +69,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     summary: "Update a guide source (If-Match required; missing: 428)",
     tag: "guide",
     body: sourceUpdateBody,
-    success: [200, "`{ok, source}`"],
+    success: [200, "`{ok, source}`", guideSourceWriteAnswer],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
   },
@@ -71,7 +79,11 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     access: admin("delete"),
     summary: "Delete (or hide a preset) guide source",
     tag: "guide",
-    success: [200, "Deleted"],
+    success: [
+      200,
+      "`{ok, removed, hidden}`: a preset is hidden, a stored source removed",
+      guideSourceDeleteAnswer,
+    ],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
   },
@@ -84,6 +96,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     success: [
       200,
       "`{matches: [{channel_id, status, match?, candidates, logo_candidates}]}`; `match` and each candidate carry `reason` (exact_id | exact_name | lcn | id_name | fuzzy) and `score`",
+      guideMatches,
     ],
   },
   refresh: {
@@ -92,7 +105,7 @@ export const guideSourceRoutes = defineRoutes("/v1/admin/epg", {
     access: admin("refresh"),
     summary: "Refresh every enabled guide source",
     tag: "guide",
-    success: [200, "`{ok, statuses}`"],
+    success: [200, "`{ok, statuses}`", guideRefreshAnswer],
     errors: ["conflict"],
   },
 });

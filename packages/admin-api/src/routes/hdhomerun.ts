@@ -10,13 +10,13 @@ import { escapeXml } from "../services/guide/xml-escape.js";
 import { deviceIdOf } from "../services/hdhomerun/device-id.js";
 import { type TunerChannel, tunerLineup } from "../services/hdhomerun/tuner-lineup.js";
 import { keyChannels, type PlaybackKeyRecord } from "../services/playback-keys/key-store.js";
+import { hdhrDiscover, hdhrLineup, hdhrLineupStatus } from "./answers.js";
 import { keyGrant } from "./key-playback.js";
 
 /** What the device says it is: a tuner without transcoding (no `hdtc` in the model). */
 export const HDHR_MODEL = "HDHR5-4US";
 const HDHR_FIRMWARE = "hdhomerun5_atsc";
 const HDHR_FIRMWARE_VERSION = "20240101";
-const JSON_TYPE = "application/json";
 const tag = "hdhomerun";
 
 /** Extensions "HDHomeRun": a playback key is a virtual tuner device under `/p/{token}/hdhr`. */
@@ -27,7 +27,7 @@ export const hdhomerunRoutes = defineRoutes("/p/:token/hdhr", {
     access: PLAYBACK_KEY,
     summary: "HDHomeRun device of a playback key (extension hdhomerun)",
     tag,
-    success: [200, "`{FriendlyName, Manufacturer, ModelNumber, …, TunerCount}`", JSON_TYPE],
+    success: [200, "`{FriendlyName, Manufacturer, ModelNumber, …, TunerCount}`", hdhrDiscover],
     extension: "hdhomerun",
   },
   lineup: {
@@ -36,7 +36,7 @@ export const hdhomerunRoutes = defineRoutes("/p/:token/hdhr", {
     access: PLAYBACK_KEY,
     summary: "HDHomeRun channel lineup (extension hdhomerun)",
     tag,
-    success: [200, "`[{GuideNumber, GuideName, URL, HD}]`", JSON_TYPE],
+    success: [200, "`[{GuideNumber, GuideName, URL, HD}]`", hdhrLineup],
     extension: "hdhomerun",
   },
   lineupStatus: {
@@ -45,7 +45,7 @@ export const hdhomerunRoutes = defineRoutes("/p/:token/hdhr", {
     access: PLAYBACK_KEY,
     summary: "HDHomeRun scan status (extension hdhomerun)",
     tag,
-    success: [200, "`{ScanInProgress, ScanPossible, Source, SourceList}`", JSON_TYPE],
+    success: [200, "`{ScanInProgress, ScanPossible, Source, SourceList}`", hdhrLineupStatus],
     extension: "hdhomerun",
   },
   lineupPost: {
@@ -54,7 +54,7 @@ export const hdhomerunRoutes = defineRoutes("/p/:token/hdhr", {
     access: PLAYBACK_KEY,
     summary: "HDHomeRun channel scan: a no-op (extension hdhomerun)",
     tag,
-    success: [200, "empty"],
+    success: [200, "No body", null],
     extension: "hdhomerun",
   },
   device: {

@@ -7,6 +7,13 @@ import { admin } from "../http/route-access.js";
 import { etag } from "../services/if-match.js";
 import { renderM3uSource } from "../services/m3u-sources/m3u-source-service.js";
 import { m3uSourceCreateBody, m3uSourceUpdateBody } from "../services/m3u-sources/source-body.js";
+import {
+  m3uSourceAnswer,
+  m3uSourceList,
+  m3uSourceRefreshAnswer,
+  m3uSourceStatuses,
+  okAnswer,
+} from "./answers.js";
 
 const EXTENSION = "m3u_sources" as const;
 
@@ -18,7 +25,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     access: admin("read"),
     summary: "M3U provider sources (extension m3u_sources)",
     tag: "m3u",
-    success: [200, "`{sources}`"],
+    success: [200, "`{sources}`", m3uSourceList],
     extension: EXTENSION,
   },
   create: {
@@ -28,7 +35,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     summary: "Create an M3U provider source",
     tag: "m3u",
     body: m3uSourceCreateBody,
-    success: [201, "`{source}`"],
+    success: [201, "`{source}`", m3uSourceAnswer],
     errors: ["invalid_request", "conflict"],
     extension: EXTENSION,
   },
@@ -41,6 +48,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     success: [
       200,
       "`{statuses: [{source_id, last_attempt, last_success, error, created, updated, disabled, skipped}]}`",
+      m3uSourceStatuses,
     ],
     extension: EXTENSION,
   },
@@ -50,7 +58,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     access: admin("read"),
     summary: "One M3U provider source",
     tag: "m3u",
-    success: [200, "`{source}`"],
+    success: [200, "`{source}`", m3uSourceAnswer],
     errors: ["not_found"],
     extension: EXTENSION,
   },
@@ -61,7 +69,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     summary: "Update an M3U provider source (If-Match required; missing: 428)",
     tag: "m3u",
     body: m3uSourceUpdateBody,
-    success: [200, "`{source}`"],
+    success: [200, "`{source}`", m3uSourceAnswer],
     errors: ["invalid_request", "not_found", "conflict"],
     ifMatch: "required",
     extension: EXTENSION,
@@ -72,7 +80,7 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     access: admin("delete"),
     summary: "Delete an M3U provider source (its channels stay, unowned)",
     tag: "m3u",
-    success: [200, "`{ok}`"],
+    success: [200, "`{ok}`", okAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "required",
     extension: EXTENSION,
@@ -83,7 +91,11 @@ export const m3uSourceRoutes = defineRoutes("/v1/admin/m3u-sources", {
     access: admin("refresh"),
     summary: "Sync an M3U provider source now",
     tag: "m3u",
-    success: [200, "`{ok, status}`: `ok` false when the sync failed (`status.error`)"],
+    success: [
+      200,
+      "`{ok, status}`: `ok` false when the sync failed (`status.error`)",
+      m3uSourceRefreshAnswer,
+    ],
     errors: ["not_found"],
     extension: EXTENSION,
   },

@@ -13,6 +13,7 @@ import { admin } from "../http/route-access.js";
 import { EXPORT_FILE_NAME, exportPlaylist } from "../services/m3u/export.js";
 import { importAnswerPieces } from "../services/m3u/import-answer.js";
 import { applyPlan, planImportInSlices } from "../services/m3u/import-plan.js";
+import { importAnswer } from "./answers.js";
 
 export const m3uImportBody = v.strictObject({
   content: v.string(),
@@ -40,6 +41,7 @@ export const m3uRoutes = defineRoutes("/v1/admin", {
     success: [
       200,
       '`{preview, count, created, updated, skipped, entries}`; an update entry that moves a source to another origin carries `dropped_secrets`; with `duplicates: "fallbacks"` also `fallbacks` (count), `fallback` entries with `fallback_index`, and `fallbacks` on each channel entry with a tvg-id',
+      importAnswer,
     ],
     errors: ["invalid_request", "conflict"],
   },

@@ -1,4 +1,4 @@
-import { loginResponse } from "@svc/core/auth";
+import { loginAnswer, loginResponse } from "@svc/core/auth";
 import { GatewayError } from "@svc/core/errors";
 import { clientAddress, rateLimitSubject, readJsonBody } from "@svc/core/http";
 import { defineRoutes, routesOf } from "@svc/core/route-table";
@@ -8,6 +8,7 @@ import { type AdminContext, principalOf } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
 import { READER, SESSION_ONLY } from "../http/route-access.js";
 import { changeCredentials } from "../services/accounts/change-credentials.js";
+import { meAnswer } from "./answers.js";
 
 export const credentialsBody = v.strictObject({
   current_password: v.pipe(v.string(), v.maxLength(1024)),
@@ -22,7 +23,7 @@ export const meRoutes = defineRoutes("/v1/me", {
     access: READER,
     summary: "Who am I",
     tag: "auth",
-    success: [200, "`{username, role, channel_ids, credential, scopes}`"],
+    success: [200, "`{username, role, channel_ids, credential, scopes}`", meAnswer],
   },
   credentials: {
     method: "PUT",
@@ -31,7 +32,7 @@ export const meRoutes = defineRoutes("/v1/me", {
     summary: "Change username or password",
     tag: "auth",
     body: credentialsBody,
-    success: [200, "Like login, with a fresh token"],
+    success: [200, "Like login, with a fresh token", loginAnswer],
     errors: ["invalid_request", "current_password_invalid", "username_taken", "too_many_requests"],
   },
 });

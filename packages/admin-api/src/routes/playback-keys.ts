@@ -14,6 +14,14 @@ import {
   revokePlaybackKey,
   rotateXtreamPassword,
 } from "../services/playback-keys/manage.js";
+import {
+  accessLog,
+  accessLogCleared,
+  issuedPlaybackKey,
+  issuedXtreamPassword,
+  okAnswer,
+  playbackKeyList,
+} from "./answers.js";
 
 const maxConnections = v.pipe(
   v.number(),
@@ -58,7 +66,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("read"),
     summary: "List playback keys",
     tag: "playback-keys",
-    success: [200, "`{access_tokens}`"],
+    success: [200, "`{access_tokens}`", playbackKeyList],
   },
   create: {
     method: "POST",
@@ -70,6 +78,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     success: [
       201,
       "`{id, name, token, token_prefix, scope, playlist_url, created_at, expires_at, max_connections, warning}` (+ `xtream_username`, `xtream_password` with a username; `hdhomerun_url` with extensions.hdhomerun)",
+      issuedPlaybackKey,
     ],
     errors: ["invalid_request"],
   },
@@ -79,7 +88,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("delete"),
     summary: "Revoke a playback key",
     tag: "playback-keys",
-    success: [200, "`{ok: true}`"],
+    success: [200, "`{ok: true}`", okAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "optional",
   },
@@ -89,7 +98,11 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("write"),
     summary: "New Xtream password of a playback key (extension xtream)",
     tag: "playback-keys",
-    success: [200, "`{id, xtream_username, xtream_password, revision, warning}`"],
+    success: [
+      200,
+      "`{id, xtream_username, xtream_password, revision, warning}`",
+      issuedXtreamPassword,
+    ],
     errors: ["not_found", "conflict", "invalid_request"],
     ifMatch: "optional",
     extension: "xtream",
@@ -100,7 +113,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("delete"),
     summary: "Delete a playback key",
     tag: "playback-keys",
-    success: [200, "`{ok: true}`"],
+    success: [200, "`{ok: true}`", okAnswer],
     errors: ["not_found", "conflict"],
     ifMatch: "optional",
   },
@@ -110,7 +123,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("read"),
     summary: "Playback access log",
     tag: "playback-keys",
-    success: [200, "`{access_logs}`"],
+    success: [200, "`{access_logs}`", accessLog],
     errors: ["invalid_request"],
     query: [
       {
@@ -127,7 +140,7 @@ export const playbackKeyRoutes = defineRoutes("/v1/admin", {
     access: admin("delete"),
     summary: "Clear the access log",
     tag: "playback-keys",
-    success: [200, "`{deleted}`"],
+    success: [200, "`{deleted}`", accessLogCleared],
   },
 });
 

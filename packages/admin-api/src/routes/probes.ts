@@ -10,6 +10,7 @@ import { draftChannel, existingChannel } from "../services/channels/write.js";
 import { probeChannel } from "../services/probes/probe-channel.js";
 import { sourceProbeBody } from "../services/probes/source-probe-body.js";
 import { bindingOfChannel } from "../storage/channels/stored-channel.js";
+import { channelProbeAnswer, sourceProbeAnswer } from "./answers.js";
 
 /**
  * Probes (spec "Sessions, probes, previews"; scope `refresh`). Both answer 200 with the probe
@@ -23,7 +24,11 @@ export const probeRoutes = defineRoutes("/v1/admin", {
     access: admin("refresh"),
     summary: "Probe a stored channel's source",
     tag: "sessions",
-    success: [200, "`{ok, status, content_type, final_url, dur_ms}` or `{ok, dur_ms, inspection}`"],
+    success: [
+      200,
+      "`{ok, status, content_type, final_url, dur_ms}` or `{ok, dur_ms, inspection}`",
+      channelProbeAnswer,
+    ],
     errors: ["invalid_request", "not_found", "upstream_error"],
   },
   source: {
@@ -33,7 +38,7 @@ export const probeRoutes = defineRoutes("/v1/admin", {
     summary: "Probe an unsaved channel",
     tag: "sessions",
     body: sourceProbeBody,
-    success: [200, "Probe result (+ `proxy_id`)"],
+    success: [200, "Probe result (+ `proxy_id`)", sourceProbeAnswer],
     errors: ["invalid_request"],
   },
 });

@@ -18,6 +18,7 @@ import {
   type ClusterSessionSource,
   mergeClusterSessions,
 } from "../services/status/cluster-sessions.js";
+import { listedChannelList, statusAnswer, upstreamsAnswer } from "./answers.js";
 
 export const readRoutes = defineRoutes("/v1", {
   channels: {
@@ -26,7 +27,7 @@ export const readRoutes = defineRoutes("/v1", {
     access: READER,
     summary: "Channel list (scoped)",
     tag: "channels",
-    success: [200, "`{channels}`"],
+    success: [200, "`{channels}`", listedChannelList],
   },
   status: {
     method: "GET",
@@ -37,6 +38,7 @@ export const readRoutes = defineRoutes("/v1", {
     success: [
       200,
       "`{uptime_sec, bytes_in, bytes_out, requests, errors, goroutines, session_count, sessions}`",
+      statusAnswer,
     ],
   },
   upstreams: {
@@ -45,7 +47,7 @@ export const readRoutes = defineRoutes("/v1", {
     access: admin("read"),
     summary: "Configured upstreams",
     tag: "channels",
-    success: [200, "`{upstreams}`"],
+    success: [200, "`{upstreams}`", upstreamsAnswer],
   },
 });
 

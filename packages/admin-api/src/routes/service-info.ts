@@ -1,6 +1,7 @@
 import type { AppEnv } from "@svc/core/http";
 import { defineRoutes, PUBLIC, routesOf } from "@svc/core/route-table";
 import type { Hono } from "hono";
+import { serviceInfoAnswer } from "./answers.js";
 
 /** Name, version and commit of the running build, as `GET /` reports them. */
 export interface ServiceInfo {
@@ -16,7 +17,7 @@ export const serviceInfoRoutes = defineRoutes("/", {
     access: PUBLIC,
     summary: "Service info, or 302 to /admin for browsers",
     tag: "public",
-    success: [200, "`{name, version, commit, admin}`"],
+    success: [200, "`{name, version, commit, admin}`", serviceInfoAnswer],
   },
 });
 

@@ -5,6 +5,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import type { AdminContext } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
 import { admin } from "../http/route-access.js";
+import { warmupAnswer } from "./answers.js";
 
 /**
  * Session control (spec "Sessions, probes, previews"; scope `refresh`):
@@ -18,7 +19,7 @@ export const sessionRoutes = defineRoutes("/v1/admin", {
     access: admin("refresh"),
     summary: "Start a packaging session",
     tag: "sessions",
-    success: [202, "`{state}`"],
+    success: [202, "`{state}`", warmupAnswer],
     errors: ["not_found", "conflict"],
   },
   stop: {

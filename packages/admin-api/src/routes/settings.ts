@@ -9,6 +9,7 @@ import { etag } from "../services/if-match.js";
 import { certificateFacts } from "../services/settings/certificate-facts.js";
 import type { SettingsRow } from "../services/settings/settings-store.js";
 import { updateSettings } from "../services/settings/update.js";
+import { settings } from "./answers.js";
 
 export const settingsWriteBody = v.strictObject({
   public_base_url: v.string(),
@@ -24,7 +25,7 @@ export const settingsRoutes = defineRoutes("/v1/admin/settings", {
     access: admin("read"),
     summary: "Settings",
     tag: "settings",
-    success: [200, "The settings resource; ETag"],
+    success: [200, "The settings resource; ETag", settings],
   },
   update: {
     method: "PUT",
@@ -33,7 +34,7 @@ export const settingsRoutes = defineRoutes("/v1/admin/settings", {
     summary: "Update runtime settings",
     tag: "settings",
     body: settingsWriteBody,
-    success: [200, "The settings resource"],
+    success: [200, "The settings resource", settings],
     errors: ["invalid_request", "conflict"],
     ifMatch: "required",
   },

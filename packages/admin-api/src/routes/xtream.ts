@@ -20,6 +20,7 @@ import {
 } from "../services/xtream/player-api.js";
 import { StreamIds } from "../services/xtream/stream-ids.js";
 import type { StoredChannel } from "../storage/channels/stored-channel.js";
+import { xtreamPlayerApi } from "./answers.js";
 import type { XtreamAccess } from "./xtream-access.js";
 
 const tag = "xtream";
@@ -34,7 +35,7 @@ export const xtreamRoutes = defineRoutes("/", {
     access: XTREAM_LOGIN,
     summary: "Xtream player API (login, live categories and streams, short EPG)",
     tag,
-    success: [200, "`{user_info, server_info}` or the action's array/object"],
+    success: [200, "`{user_info, server_info}` or the action's array/object", xtreamPlayerApi],
     errors: LOGIN_ERRORS,
     extension,
   },
@@ -44,7 +45,7 @@ export const xtreamRoutes = defineRoutes("/", {
     access: XTREAM_LOGIN,
     summary: "Xtream player API, parameters in a form body",
     tag,
-    success: [200, "as `GET /player_api.php`"],
+    success: [200, "as `GET /player_api.php`", xtreamPlayerApi],
     errors: LOGIN_ERRORS,
     extension,
   },

@@ -10,11 +10,12 @@ import type {
   ChannelWriteAnswer,
   DuplicatesMode,
   EgressConfig,
-  EgressProxy,
+  EgressProxyWrite,
   EgressRule,
   EgressTest,
   EgressTestAnswer,
   GuideMatch,
+  GuideSource,
   GuideSourceEntry,
   GuideSourceWrite,
   GuideStatus,
@@ -155,13 +156,13 @@ export const api = {
       request("get", "/v1/admin/epg/presets"),
     sources: (): Promise<{ sources: GuideSourceEntry[]; statuses: GuideStatus[] }> =>
       request("get", "/v1/admin/epg/sources"),
-    create: (body: GuideSourceWrite): Promise<{ ok: boolean; source: GuideSourceEntry }> =>
+    create: (body: GuideSourceWrite): Promise<{ ok: boolean; source: GuideSource }> =>
       request("post", "/v1/admin/epg/sources", { body }),
     update: (
       id: string,
       revision: number,
       body: GuideSourceWrite,
-    ): Promise<{ ok: boolean; source: GuideSourceEntry }> =>
+    ): Promise<{ ok: boolean; source: GuideSource }> =>
       request("put", "/v1/admin/epg/sources/{id}", { path: { id }, body, ifMatch: revision }),
     remove: (id: string, revision?: number): Promise<unknown> =>
       request("delete", "/v1/admin/epg/sources/{id}", { path: { id }, ifMatch: revision }),
@@ -188,9 +189,9 @@ export const api = {
     get: (): Promise<EgressConfig> => request("get", "/v1/admin/egress"),
     replace: (revision: number, body: Partial<EgressConfig>): Promise<EgressConfig> =>
       request("put", "/v1/admin/egress", { body, ifMatch: revision }),
-    createProxy: (revision: number, body: EgressProxy): Promise<unknown> =>
+    createProxy: (revision: number, body: EgressProxyWrite): Promise<unknown> =>
       request("post", "/v1/admin/egress/proxies", { body, ifMatch: revision }),
-    updateProxy: (revision: number, id: string, body: EgressProxy): Promise<unknown> =>
+    updateProxy: (revision: number, id: string, body: EgressProxyWrite): Promise<unknown> =>
       request("put", "/v1/admin/egress/proxies/{id}", { path: { id }, body, ifMatch: revision }),
     removeProxy: (revision: number, id: string): Promise<unknown> =>
       request("delete", "/v1/admin/egress/proxies/{id}", { path: { id }, ifMatch: revision }),

@@ -49,9 +49,9 @@ type JsonAnswer<O> = O extends { responses: infer R }
   : never;
 
 /**
- * What `M P` answers. The document describes few answers yet (`unknown`): then
- * this is `never`, which the client's declared return type accepts; once a route
- * documents its answer, the client's declared type is checked against it.
+ * What `M P` answers: the JSON schema its route declares (`success` of its
+ * declaration), as the generated types say. A route without a JSON answer (204, an
+ * M3U file) gives `never`, which a declared `void` accepts.
  */
 export type AnswerOf<M extends Method, P extends PathOf<M>> =
   unknown extends JsonAnswer<Operation<M, P>> ? never : JsonAnswer<Operation<M, P>>;

@@ -13,6 +13,7 @@ export {
 export {
   createLoginRoute,
   isoSeconds,
+  loginAnswer,
   loginBody,
   loginResponse,
   loginRoutes,

@@ -15,6 +15,15 @@ export const loginBody = v.strictObject({
   password: v.pipe(v.string(), v.maxLength(1024)),
 });
 
+/** The answer of a login and of a credential change (spec "Public", "Session-only"). */
+export const loginAnswer = v.strictObject({
+  token: v.string(),
+  /** ISO 8601 UTC. */
+  expires_at: v.string(),
+  username: v.string(),
+  role: v.string(),
+});
+
 /** Login (spec "Public"), in both builds. */
 export const loginRoutes = defineRoutes("/", {
   login: {
@@ -24,8 +33,8 @@ export const loginRoutes = defineRoutes("/", {
     summary: "Log in",
     tag: "auth",
     body: loginBody,
-    success: [200, "`{token, expires_at, username, role}`"],
-    errors: ["invalid_request", "too_many_requests"],
+    success: [200, "`{token, expires_at, username, role}`", loginAnswer],
+    errors: ["invalid_request", "unauthorized", "too_many_requests"],
   },
 });
 

@@ -1,4 +1,5 @@
 import type { Hono } from "hono";
+import * as v from "valibot";
 import { GatewayError } from "../base/errors.js";
 import { defineRoutes, PUBLIC, routesOf } from "./route-table.js";
 import type { AppEnv } from "./types.js";
@@ -14,7 +15,7 @@ export const healthRoutes = defineRoutes("/", {
     access: PUBLIC,
     summary: "Liveness",
     tag: "public",
-    success: [200, "`{status: ok}`"],
+    success: [200, "`{status: ok}`", v.strictObject({ status: v.literal("ok") })],
   },
   readyz: {
     method: "GET",
@@ -22,7 +23,7 @@ export const healthRoutes = defineRoutes("/", {
     access: PUBLIC,
     summary: "Readiness",
     tag: "public",
-    success: [200, "`{status: ready}`"],
+    success: [200, "`{status: ready}`", v.strictObject({ status: v.literal("ready") })],
     errors: ["not_ready"],
   },
 });

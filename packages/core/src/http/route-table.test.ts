@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Hono } from "hono";
+import * as v from "valibot";
 import {
   createRouteMatcher,
   defineRoutes,
@@ -8,6 +9,7 @@ import {
   normalizeRoutePath,
   PUBLIC,
   type RouteRow,
+  routeAnswerOf,
   routeOf,
   routesOf,
   routeTableOf,
@@ -116,6 +118,21 @@ describe("route declarations", () => {
       assert.equal(res.headers.get("x-route"), route, `${method} ${path}`);
       assert.equal(await res.text(), body, `${method} ${path}`);
     }
+  });
+
+  it("reads a route's answer: a schema, a media type, no body; a body undeclared stops", () => {
+    const at = { method: "GET", path: "/x" } as const;
+    const schema = v.strictObject({ items: v.array(v.string()) });
+    assert.deepEqual(routeAnswerOf({ ...at, success: [200, "`{items}`", schema] }), { schema });
+    assert.deepEqual(routeAnswerOf({ ...at, success: [200, "M3U", "audio/x-mpegurl"] }), {
+      mediaType: "audio/x-mpegurl",
+    });
+    assert.deepEqual(routeAnswerOf({ ...at, success: [204, "No body"] }), {});
+    assert.deepEqual(routeAnswerOf({ ...at, success: [200, "empty", null] }), {});
+    assert.throws(
+      () => routeAnswerOf({ ...at, success: [200, "`{items}`"] }),
+      /GET \/x: answers 200 without a schema or media type/,
+    );
   });
 
   it("normalizes hono paths to the table's form", () => {

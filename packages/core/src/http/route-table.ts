@@ -55,8 +55,13 @@ export interface RouteDeclaration {
   readonly query?: readonly RouteQueryParameter[];
   /** `If-Match` (spec "Concurrency headers"). */
   readonly ifMatch?: "required" | "optional";
-  /** Success status and what it carries. */
-  readonly success: readonly [status: number, description: string, contentType?: string];
+  /**
+   * Success status, what it carries in prose, and its answer: the valibot schema of a
+   * JSON body (the OpenAPI document's response schema, the console's answer type),
+   * or the media type of any other body (M3U, XMLTV, images, streams); null for no
+   * body. Only a 204 may leave it out (`routeAnswerOf`).
+   */
+  readonly success: readonly [status: number, description: string, answer?: RouteAnswer];
   /** Error codes the route answers besides its credential gate's. */
   readonly errors?: readonly ErrorCode[];
   /**
@@ -66,6 +71,29 @@ export interface RouteDeclaration {
   readonly bodyLimitScale?: number;
   /** Registered only when this extension is switched on (extensions.md intro). */
   readonly extension?: RouteExtension;
+}
+
+/**
+ * A JSON answer's valibot schema, the media type of a body that is not JSON, or null
+ * for a success without a body other than 204 (HDHomeRun's `lineup.post`).
+ */
+export type RouteAnswer = GenericSchema | string | null;
+
+/**
+ * The answer a route declares: `{schema}` for JSON, `{mediaType}` for any other
+ * body, `{}` for a 204. Throws for a route that answers a body and declares
+ * neither, so a route cannot answer undocumented JSON (the OpenAPI document and
+ * with it the boot stop).
+ */
+export function routeAnswerOf(r: Pick<RouteDeclaration, "method" | "path" | "success">): {
+  schema?: GenericSchema;
+  mediaType?: string;
+} {
+  const [status, , answer] = r.success;
+  if (typeof answer === "string") return { mediaType: answer };
+  if (answer !== undefined && answer !== null) return { schema: answer };
+  if (status === 204 || answer === null) return {};
+  throw new Error(`${r.method} ${r.path}: answers ${status} without a schema or media type`);
 }
 
 /** A registered route: its declaration under its full path in the table's `{name}` form. */
@@ -86,7 +114,7 @@ export interface RouteFamily<
  *
  * @example
  * export const itemRoutes = defineRoutes("/v1/items", {
- *   list: { method: "GET", path: "/", access: PUBLIC, summary: "List items", tag: "items", success: [200, "`{items}`"] },
+ *   list: { method: "GET", path: "/", access: PUBLIC, summary: "List items", tag: "items", success: [200, "`{items}`", v.strictObject({ items: v.array(item) })] },
  * });
  */
 export function defineRoutes<

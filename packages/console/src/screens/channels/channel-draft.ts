@@ -135,7 +135,8 @@ export function draftOf(detail: ChannelDetail): ChannelDraft {
     headers: headerRowsOf(c.headers),
     keys: { ...c.keys },
     egress_mode: detail.egress_binding.mode,
-    egress_profile_id: detail.egress_binding.profile_id ?? "",
+    egress_profile_id:
+      "profile_id" in detail.egress_binding ? detail.egress_binding.profile_id : "",
     // Absent from a channel without fallback sources.
     fallback_sources: (c.fallback_sources ?? []).map((f: FallbackSourceWire) => ({
       source_url: f.source_url,

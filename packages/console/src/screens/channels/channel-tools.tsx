@@ -74,6 +74,9 @@ export function ChannelTools({ channel }: { channel: Channel }) {
 }
 
 function ProbeResult({ probe }: { probe: ProbeAnswer }) {
+  // A non-DASH probe says what the source answered; a DASH probe inspects the MPD.
+  const http = "final_url" in probe ? probe : undefined;
+  const inspection = "inspection" in probe ? probe.inspection : null;
   return (
     <dl class="kv" data-testid="probe-result">
       <dt>Outcome</dt>
@@ -82,22 +85,22 @@ function ProbeResult({ probe }: { probe: ProbeAnswer }) {
           {probe.ok ? "reachable" : "failed"}
         </span>
       </dd>
-      {probe.status !== undefined ? (
+      {http !== undefined ? (
         <>
           <dt>Status</dt>
-          <dd>{probe.status}</dd>
+          <dd>{http.status}</dd>
         </>
       ) : null}
-      {probe.content_type ? (
+      {http?.content_type ? (
         <>
           <dt>Content type</dt>
-          <dd>{probe.content_type}</dd>
+          <dd>{http.content_type}</dd>
         </>
       ) : null}
-      {probe.final_url ? (
+      {http?.final_url ? (
         <>
           <dt>Final URL</dt>
-          <dd class="wrap">{probe.final_url}</dd>
+          <dd class="wrap">{http.final_url}</dd>
         </>
       ) : null}
       <dt>Time</dt>
@@ -108,20 +111,20 @@ function ProbeResult({ probe }: { probe: ProbeAnswer }) {
           <dd class="wrap">{probe.error}</dd>
         </>
       ) : null}
-      {probe.inspection ? (
+      {inspection ? (
         <>
           <dt>Native engine</dt>
-          <dd>{probe.inspection.native_supported ? "supported" : "not supported"}</dd>
+          <dd>{inspection.native_supported ? "supported" : "not supported"}</dd>
           <dt>Suggested engine</dt>
-          <dd>{probe.inspection.suggested_engine}</dd>
-          {probe.inspection.reason ? (
+          <dd>{inspection.suggested_engine}</dd>
+          {inspection.reason ? (
             <>
               <dt>Reason</dt>
-              <dd class="wrap">{probe.inspection.reason}</dd>
+              <dd class="wrap">{inspection.reason}</dd>
             </>
           ) : null}
           <dt>Encrypted</dt>
-          <dd>{probe.inspection.encrypted ? `yes (${probe.inspection.kids.join(", ")})` : "no"}</dd>
+          <dd>{inspection.encrypted ? `yes (${inspection.kids.join(", ")})` : "no"}</dd>
         </>
       ) : null}
     </dl>

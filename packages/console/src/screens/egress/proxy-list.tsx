@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { EgressProxy } from "../../api/wire.js";
+import type { EgressProxy, EgressProxyWrite } from "../../api/wire.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 
 /** Proxy profiles: the URL shows scheme and host only; stored credentials are kept unless replaced. */
@@ -8,7 +8,7 @@ export function ProxyList(p: {
   proxies: EgressProxy[];
   write: (fn: (revision: number) => Promise<unknown>, done: string) => Promise<unknown>;
 }) {
-  const [editing, setEditing] = useState<EgressProxy | null>(null);
+  const [editing, setEditing] = useState<EgressProxyWrite | null>(null);
   const [isNew, setIsNew] = useState(false);
   const [id, setId] = useState("");
   const [name, setName] = useState("");
@@ -65,7 +65,7 @@ export function ProxyList(p: {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            const body: EgressProxy = { id, name, url, disabled };
+            const body: EgressProxyWrite = { id, name, url, disabled };
             void p
               .write(
                 (rev) =>

@@ -11,8 +11,7 @@ const count = (v: number | ImportEntry[]) => (Array.isArray(v) ? v.length : v);
 /** A `fallback` entry names the channel it joins; a channel entry how many it gets. */
 function actionOf(e: ImportEntry): string {
   if (e.action === "fallback") return `fallback ${(e.fallback_index ?? 0) + 1} of ${e.id ?? "—"}`;
-  const action = e.action ?? e.status ?? "—";
-  return e.fallbacks ? `${action} + ${e.fallbacks} fallback source(s)` : action;
+  return e.fallbacks ? `${e.action} + ${e.fallbacks} fallback source(s)` : e.action;
 }
 
 const PREVIEW_COLUMNS: Column<ImportEntry>[] = [
