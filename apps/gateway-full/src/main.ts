@@ -24,6 +24,8 @@ await runCli({
       ...composed,
       started: (urls) => {
         composed.started?.(urls);
+        // Workers: the first one speaks for all.
+        if (ctx.worker !== undefined && ctx.worker.index !== 1) return;
         const consoleUrl = `${urls[0]}/admin`;
         if (firstRun?.password !== undefined) {
           process.stdout.write(
