@@ -233,10 +233,29 @@ describe("workers: server.workers 2 on one port and one SQLite file", { skip: SK
   it("packages a DASH channel once across the workers: one session, one reader of the source", async () => {
     const master = await once(`${gw.url}/v1/play/news/index.m3u8`, { token: admin });
     assert.equal(master.status, 200, master.text);
+    const playIds: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await once(`${gw.url}/v1/play/news/index.m3u8`, { token: admin });
+      const id = rid();
+      playIds.push(id);
+      const r = await once(`${gw.url}/v1/play/news/index.m3u8`, {
+        token: admin,
+        headers: { "x-request-id": id },
+      });
       assert.equal(r.status, 200, `request ${i}: ${r.text}`);
     }
+    // Both workers answered the channel's playlist: the owner from its packager, the
+    // other one by fetching it from the owner's own port.
+    const played = await until(
+      "the play request lines",
+      () => {
+        const m = workersByRequest(gw.stdout());
+        return playIds.every((id) => m.has(id))
+          ? new Set(playIds.map((id) => m.get(id)))
+          : undefined;
+      },
+      10_000,
+    );
+    assert.deepEqual([...played].sort(), [1, 2]);
     // Every worker's status lists the cluster's sessions: one packaging, the other remote.
     for (let i = 0; i < 6; i++) {
       const st = await once(`${gw.url}/v1/status`, { token: admin });
@@ -253,15 +272,31 @@ describe("workers: server.workers 2 on one port and one SQLite file", { skip: SK
     assert.equal(new Set(paths).size, paths.length, "no segment fetched twice");
   });
 
-  it("restarts a worker killed with SIGKILL, and the channel plays on", async () => {
-    const pids = workerPids(gw.stdout());
-    const victim = pids.get(1);
+  it("restarts the packaging worker killed with SIGKILL, and the channel plays on", async () => {
+    // The packaging worker: the one whose status lists the session as its own.
+    const owner = await until(
+      "the packaging worker",
+      async () => {
+        const id = rid();
+        const st = await once(`${gw.url}/v1/status`, {
+          token: admin,
+          headers: { "x-request-id": id },
+        });
+        const own = (st.body.sessions as Array<Record<string, unknown>>).some(
+          (s) => s.channel_id === "news" && s.state !== "remote",
+        );
+        if (!own) return undefined;
+        return until("its request line", () => workersByRequest(gw.stdout()).get(id), 10_000);
+      },
+      20_000,
+    );
+    const victim = workerPids(gw.stdout()).get(owner);
     assert.ok(victim !== undefined, gw.stdout().slice(-2000));
     process.kill(victim, "SIGKILL");
     await until(
-      "worker 1 back with a new pid",
+      `worker ${owner} back with a new pid`,
       () => {
-        const now = workerPids(gw.stdout()).get(1);
+        const now = workerPids(gw.stdout()).get(owner);
         return now !== undefined && now !== victim ? now : undefined;
       },
       30_000,
