@@ -49,6 +49,9 @@ function readBuildInfo(): ServiceInfo {
   ) as ServiceInfo;
 }
 
+/** Workers: the push that asks the others to write their queued usage records. */
+const USAGE_FLUSH = "usage_logs";
+
 /** Options for embedding the full gateway (the binary passes none). */
 export interface ComposeFullOptions {
   /** Benchmarks only: false turns the playback access log off. */
@@ -130,12 +133,15 @@ export async function composeFull(
     keyConnections: port.keyConnections,
     streamDoor: port.streamDoor,
     // Workers: a committed write is told to the other workers through the primary.
-    ...(worker === undefined ? {} : { workerPush: { written: (r) => worker.push(r) } }),
+    ...(worker === undefined
+      ? {}
+      : { workerPush: { written: (r) => worker.push(r), usage: () => worker.push(USAGE_FLUSH) } }),
   });
   const storage = state.storage;
   // Another worker's write: caught up before the primary tells the writer it may answer,
   // so every request sent after a write's answer finds it on every worker.
-  worker?.onPush(() => storage.feed.catchUp());
+  // A usage listing on another worker: this one writes its queued records first.
+  worker?.onPush((what) => (what === USAGE_FLUSH ? state.flushUsage() : storage.feed.catchUp()));
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
   // Extensions "Xtream Codes output": the login of its routes and of its play mount.

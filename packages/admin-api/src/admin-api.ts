@@ -120,6 +120,8 @@ export interface AdminState {
    * counts `max_viewers` in; undefined for a single process, which holds its seats in memory.
    */
   readonly viewerSeats: ViewerSeatStore | undefined;
+  /** Writes this process's queued usage records (another worker's listing asks it). */
+  flushUsage(): Promise<void>;
   /** Writes every queued record, stops timers and closes the database. */
   close(): Promise<void>;
 }
@@ -147,6 +149,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     throw new ConfigError([{ path, message: `state database: ${message}` }]);
   }
   const repos = createRepositories(storage);
+  // Workers: a usage listing first has the other workers write their queued records.
+  const flushOthers = async () => {
+    await options.workerPush?.usage();
+  };
   const imported = await importConfigChannels(repos.channels, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
   // The credential mirrors: the gate and the key gate read memory on every request;
@@ -225,11 +231,12 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
           : options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit"), flushOthers),
     keys,
     accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,
       onError: lost("access log"),
+      flushOthers,
     }),
     settings,
     metrics,
@@ -271,6 +278,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     },
     stopM3uSources: () => m3uSources.close(),
     storage,
+    async flushUsage() {
+      await ctx.usage.flushLocal();
+      await ctx.accessLog.flushLocal();
+    },
     viewerSeats:
       storage.kind === "postgres"
         ? createPgViewerSeatStore(

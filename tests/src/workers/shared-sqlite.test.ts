@@ -30,8 +30,12 @@ describe("workers: one SQLite file shared by two storages", () => {
         toldB.push(resource);
         peer?.notified?.();
       },
+      usage: async () => {},
     });
-    b = await workerSqliteStorage(dir, { written: () => a.notified?.() });
+    b = await workerSqliteStorage(dir, {
+      written: () => a.notified?.(),
+      usage: async () => {},
+    });
     peer = b;
   });
   after(async () => {

@@ -20,6 +20,8 @@ export type {
  */
 export interface WorkerPush {
   written(resource: MirroredResource): Promise<void> | void;
+  /** Has every other worker write its queued usage records (audit, access log); resolves after. */
+  usage(): Promise<void>;
 }
 
 /** Opens the embedded SQLite state database of `data_dir`, migrations applied. */
