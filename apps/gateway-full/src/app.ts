@@ -27,7 +27,7 @@ import {
   loginRoutes,
   resolveSigningKeys,
 } from "@svc/core/auth";
-import type { ComposedGateway } from "@svc/core/boot";
+import type { ComposedGateway, WorkerLink } from "@svc/core/boot";
 import { assertClusterIdentity, type Environment, type GatewayConfig } from "@svc/core/config";
 import { lockDataDir } from "@svc/core/data-dir";
 import { egressFromConfig } from "@svc/core/egress";
@@ -49,6 +49,9 @@ function readBuildInfo(): ServiceInfo {
   ) as ServiceInfo;
 }
 
+/** Workers: the push that asks the others to write their queued usage records. */
+const USAGE_FLUSH = "usage_logs";
+
 /** Options for embedding the full gateway (the binary passes none). */
 export interface ComposeFullOptions {
   /** Benchmarks only: false turns the playback access log off. */
@@ -62,6 +65,7 @@ export async function composeFull(
     log,
     advertised,
     env,
+    worker,
   }: {
     config: GatewayConfig;
     log: Logger;
@@ -69,6 +73,8 @@ export async function composeFull(
     env?: Environment;
     /** `server.advertise_url` after listen (the boot sequence passes it; embedders may not). */
     advertised?: AdvertisedUrl;
+    /** `server.workers` > 1: this process is one of the workers (docs/cluster.md "Workers"). */
+    worker?: WorkerLink;
   },
   options: ComposeFullOptions = {},
 ): Promise<ComposedGateway> {
@@ -76,7 +82,8 @@ export async function composeFull(
   // refused (exit 2) before data_dir or the database is touched.
   assertClusterIdentity(config);
   // Then: claim data_dir before anything reads or writes it (keys, state.db, ffmpeg reaping).
-  if (config.server.data_dir !== "") lockDataDir(config.server.data_dir);
+  // A worker's primary holds it for every worker.
+  if (config.server.data_dir !== "" && worker === undefined) lockDataDir(config.server.data_dir);
   const info = readBuildInfo();
   const sessionTokens = createSessionTokens({
     keys: resolveSigningKeys(config),
@@ -125,12 +132,23 @@ export async function composeFull(
     clusterSessions: port.clusterSessions,
     keyConnections: port.keyConnections,
     streamDoor: port.streamDoor,
+    // Workers: a committed write is told to the other workers through the primary.
+    ...(worker === undefined
+      ? {}
+      : { workerPush: { written: (r) => worker.push(r), usage: () => worker.push(USAGE_FLUSH) } }),
   });
+  const storage = state.storage;
+  // Another worker's write: caught up before the primary tells the writer it may answer,
+  // so every request sent after a write's answer finds it on every worker.
+  // A usage listing on another worker: this one writes its queued records first.
+  worker?.onPush((what) => (what === USAGE_FLUSH ? state.flushUsage() : storage.feed.catchUp()));
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
   // Extensions "Xtream Codes output": the login of its routes and of its play mount.
   const xtream = createXtreamAccess(ctx);
-  const clustered = state.storage.kind === "postgres";
+  // PostgreSQL (cluster mode) or the workers of one host on SQLite: one packager per
+  // DASH/TS channel across the processes, leases in the database (docs/cluster.md).
+  const clustered = state.storage.kind === "postgres" || worker !== undefined;
   const playback = await createPlaybackStack({
     config,
     build: "full",

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import cluster from "node:cluster";
 import { readBuildInfo, runCli } from "@svc/core/cli";
 import { composeFull } from "./app.js";
 import { DEFAULT_CONFIG_PATH, ensureDefaultConfig } from "./first-run.js";
@@ -24,6 +25,8 @@ await runCli({
       ...composed,
       started: (urls) => {
         composed.started?.(urls);
+        // Workers: the first one speaks for all.
+        if (ctx.worker !== undefined && ctx.worker.index !== 1) return;
         const consoleUrl = `${urls[0]}/admin`;
         if (firstRun?.password !== undefined) {
           process.stdout.write(
@@ -36,3 +39,15 @@ await runCli({
     };
   },
 });
+
+// Workers (`server.workers` > 1): this process became their primary, and the first-run
+// password it generated is shown here once (the workers find the file already written).
+if (
+  cluster.isPrimary &&
+  Object.keys(cluster.workers ?? {}).length > 0 &&
+  firstRun?.password !== undefined
+) {
+  process.stdout.write(
+    `first run: wrote ${firstRun.path}\n  console:  /admin on the address below\n  username: admin\n  password: ${firstRun.password}\n  (shown once; change it in the console)\n`,
+  );
+}

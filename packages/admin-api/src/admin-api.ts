@@ -38,9 +38,11 @@ import { createSettingsStore } from "./services/settings/settings-store.js";
 import type { ClusterSessionSource } from "./services/status/cluster-sessions.js";
 import { bindingOfChannel } from "./storage/channels/stored-channel.js";
 import { createPgRateLimiter } from "./storage/login-windows/postgres.js";
+import { createSqliteRateLimiter } from "./storage/login-windows/sqlite.js";
 import { createRepositories } from "./storage/repositories.js";
-import { openStorage, type Storage } from "./storage/storage.js";
+import { openStorage, type Storage, type WorkerPush } from "./storage/storage.js";
 import { createPgViewerSeatStore } from "./storage/viewer-seats/postgres.js";
+import { createSqliteViewerSeatStore } from "./storage/viewer-seats/sqlite.js";
 
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./context/admin-context.js";
 export type { AdminEnv } from "./context/env.js";
@@ -94,6 +96,11 @@ export interface AdminStateOptions {
   readonly streamDoor?: StreamDoor;
   /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
   readonly instance?: () => string;
+  /**
+   * Workers (`server.workers` > 1): this process is one of several on the SQLite file;
+   * its writes are told to the others through this (docs/cluster.md "Workers").
+   */
+  readonly workerPush?: WorkerPush;
 }
 
 export interface AdminState {
@@ -109,10 +116,12 @@ export interface AdminState {
   /** The open state database (SQLite file or PostgreSQL). */
   readonly storage: Storage;
   /**
-   * Cluster mode (PostgreSQL): the viewer seats every instance counts `max_viewers`
-   * in; undefined on SQLite, where each process holds its seats in memory.
+   * Cluster mode (PostgreSQL) and workers (shared SQLite): the viewer seats every process
+   * counts `max_viewers` in; undefined for a single process, which holds its seats in memory.
    */
   readonly viewerSeats: ViewerSeatStore | undefined;
+  /** Writes this process's queued usage records (another worker's listing asks it). */
+  flushUsage(): Promise<void>;
   /** Writes every queued record, stops timers and closes the database. */
   close(): Promise<void>;
 }
@@ -132,7 +141,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
   const { config, log } = options;
   let storage: Storage;
   try {
-    storage = await openStorage(config, log);
+    storage = await openStorage(config, log, options.workerPush);
   } catch (err) {
     // Reported like a config problem: one line naming the key, exit status 2, nothing started.
     const message = err instanceof Error ? err.message : String(err);
@@ -140,6 +149,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     throw new ConfigError([{ path, message: `state database: ${message}` }]);
   }
   const repos = createRepositories(storage);
+  // Workers: a usage listing first has the other workers write their queued records.
+  const flushOthers = async () => {
+    await options.workerPush?.usage();
+  };
   const imported = await importConfigChannels(repos.channels, config);
   if (imported > 0) log.info({ imported }, "imported channels from the config file");
   // The credential mirrors: the gate and the key gate read memory on every request;
@@ -194,7 +207,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     config,
     feed: storage.feed,
     credentialMisses:
-      storage.kind === "postgres"
+      storage.kind === "postgres" || storage.shared !== undefined
         ? createMissCatchUp(() => storage.feed.catchUp(), {
             onRun: () => metrics?.credentialCatchUp(),
           })
@@ -209,14 +222,21 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
             local: createRateLimiter(config.auth.login_rate_per_min),
             onError: (err) => log.warn({ err }, "login limiter: shared counter unavailable"),
           })
-        : options.limiter,
+        : storage.shared !== undefined
+          ? createSqliteRateLimiter(storage.sqlite.$client, {
+              perMinute: config.auth.login_rate_per_min,
+              local: createRateLimiter(config.auth.login_rate_per_min),
+              onError: (err) => log.warn({ err }, "login limiter: shared counter unavailable"),
+            })
+          : options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit")),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit"), flushOthers),
     keys,
     accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,
       onError: lost("access log"),
+      flushOthers,
     }),
     settings,
     metrics,
@@ -258,13 +278,22 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     },
     stopM3uSources: () => m3uSources.close(),
     storage,
+    async flushUsage() {
+      await ctx.usage.flushLocal();
+      await ctx.accessLog.flushLocal();
+    },
     viewerSeats:
       storage.kind === "postgres"
         ? createPgViewerSeatStore(
             storage.pg,
             options.instance ?? (() => `${hostname()}:${process.pid}`),
           )
-        : undefined,
+        : storage.shared !== undefined
+          ? createSqliteViewerSeatStore(
+              storage.sqlite.$client,
+              options.instance ?? (() => `${hostname()}:${process.pid}`),
+            )
+          : undefined,
     async close() {
       clearInterval(timer);
       await ctx.usage.close();

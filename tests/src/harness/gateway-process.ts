@@ -75,8 +75,15 @@ export async function startGateway(
     "--config",
     configPath,
   ];
+  // SVC_TEST_WORKERS=N: every full gateway runs as N workers (docs/cluster.md "Workers").
+  const workers = build === "full" ? process.env.SVC_TEST_WORKERS : undefined;
   const proc = spawn(process.execPath, argv, {
-    env: { PATH: process.env.PATH ?? "", SVC_LOG_LEVEL: "warn", ...prepared.env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      SVC_LOG_LEVEL: "warn",
+      ...(workers === undefined || workers === "" ? {} : { SVC_WORKERS: workers }),
+      ...prepared.env,
+    },
     stdio: ["pipe", "pipe", "pipe"],
   });
   running.add(proc);

@@ -1,9 +1,12 @@
+import cluster from "node:cluster";
 import type { Hono } from "hono";
 import { createLogger, type Logger, resolveLogFormat } from "../base/log.js";
 import { isClusterMode } from "../config/cluster-identity.js";
 import type { Environment } from "../config/environment.js";
 import { type GatewayConfig, loadConfigFile } from "../config/load.js";
 import { ConfigError, formatProblem } from "../config/problems.js";
+import { workerCount, workerProblems } from "../config/workers.js";
+import { lockDataDir } from "../data-dir/data-dir-lock.js";
 import {
   type AdvertisedUrl,
   createAdvertisedUrl,
@@ -14,6 +17,7 @@ import { startServer } from "../http/server.js";
 import { readTlsFiles } from "../http/tls-files.js";
 import type { AppEnv, Build } from "../http/types.js";
 import type { BuildInfo } from "./build-info.js";
+import { runPrimary, type WorkerLink, workerLink } from "./workers.js";
 
 /** What the startup summary says beyond the config: the app knows these, boot does not. */
 export interface StartupFacts {
@@ -55,6 +59,11 @@ export interface BootOptions {
     log: Logger;
     /** `server.advertise_url`, resolved once the listeners are up (contract "Cluster mode"). */
     advertised: AdvertisedUrl;
+    /**
+     * `server.workers` > 1: this process is worker `index` of several on the SQLite file
+     * (docs/cluster.md "Workers"); `advertised` is then its own loopback port.
+     */
+    worker?: WorkerLink;
   }) => Promise<ComposedGateway> | ComposedGateway;
 }
 
@@ -75,18 +84,38 @@ export async function bootGateway(options: BootOptions): Promise<void> {
     env.logFormat,
     options.stdoutIsTty ?? process.stdout.isTTY === true,
   );
-  const log = createLogger({ level: env.logLevel, build: options.build, format });
+  const link = workerLink();
+  const rootLog = createLogger({ level: env.logLevel, build: options.build, format });
+  // Workers: every line says which one wrote it (`worker`: 1..N; the primary's say 0).
+  const log = link === undefined ? rootLog : rootLog.child({ worker: link.index });
   const { info } = options;
-  log.info(
-    { summary: { version: info.version, commit: info.commit, node: process.version } },
-    `${info.name} ${options.build} ${info.version} (commit ${info.commit}, node ${process.version})`,
-  );
+  if (link === undefined)
+    log.info(
+      { summary: { version: info.version, commit: info.commit, node: process.version } },
+      `${info.name} ${options.build} ${info.version} (commit ${info.commit}, node ${process.version})`,
+    );
   let advertised: AdvertisedUrl;
   try {
     config = loadConfigFile(options.configPath, env);
+    const workerIssues = workerProblems(config, options.build);
+    if (workerIssues.length > 0) throw new ConfigError(workerIssues);
+    const workers = workerCount(config);
+    if (workers > 1 && cluster.isPrimary) {
+      // The primary holds data_dir's lock for its workers and serves nothing itself.
+      lockDataDir(config.server.data_dir);
+      runPrimary({ count: workers, log });
+      return;
+    }
     tls = readTlsFiles(config);
-    advertised = createAdvertisedUrl(config.server.advertise_url);
-    composed = await options.compose({ config, env, log, advertised });
+    // A worker is reached by the others at its own loopback port, whatever the file says.
+    advertised = createAdvertisedUrl(link === undefined ? config.server.advertise_url : "");
+    composed = await options.compose({
+      config,
+      env,
+      log,
+      advertised,
+      ...(link === undefined ? {} : { worker: link }),
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       for (const p of err.problems) process.stderr.write(`${formatProblem(p)}\n`);
@@ -107,9 +136,19 @@ export async function bootGateway(options: BootOptions): Promise<void> {
       `tls_listen ${config.server.tls_listen}: not started, TLS is turned off in the runtime settings (tls_enabled; PUT /v1/admin/settings, then restart)`,
     );
   const urls = servers.map((x) => x.url);
-  // The plain listener: the TLS one is a split listener for players (contract "Config file").
-  advertised.resolve(urls[0]!);
-  logStartupSummary(log, config, urls, await composed.facts?.());
+  if (link !== undefined) {
+    // The worker's own port on loopback: where the other workers forward its channels' requests.
+    const own = await startServer(composed.app, "127.0.0.1:0", undefined, composed.fastLane, {
+      exclusive: true,
+    });
+    servers.push(own);
+    advertised.resolve(own.url);
+  } else {
+    // The plain listener: the TLS one is a split listener for players (contract "Config file").
+    advertised.resolve(urls[0]!);
+  }
+  if (link === undefined || link.index === 1)
+    logStartupSummary(log, config, urls, await composed.facts?.());
   if (isClusterMode(config)) logAdvertised(log, advertised);
   let stopping = false;
   const stop = async (signal: string) => {
@@ -133,7 +172,9 @@ export async function bootGateway(options: BootOptions): Promise<void> {
   // as it reads it, and without a handler the default action kills the process.
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
-  for (const url of urls) process.stdout.write(`listening on ${url}\n`);
+  // Workers: the primary prints `listening on` once every worker listens.
+  if (link === undefined) for (const url of urls) process.stdout.write(`listening on ${url}\n`);
+  else link.listening(urls);
   composed.started?.(urls);
 }
 
@@ -183,3 +224,5 @@ function logAdvertised(log: Logger, advertised: AdvertisedUrl): void {
       `advertise url ${url}: the listener binds every address, so other instances cannot reach this one by it; set server.advertise_url`,
     );
 }
+
+export type { WorkerLink } from "./workers.js";

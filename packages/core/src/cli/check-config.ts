@@ -6,6 +6,7 @@ import { clusterIdentityProblems, isClusterMode } from "../config/cluster-identi
 import type { Environment } from "../config/environment.js";
 import { type GatewayConfig, loadConfigFile } from "../config/load.js";
 import { ConfigError, type ConfigProblem } from "../config/problems.js";
+import { workerProblems } from "../config/workers.js";
 import { readTlsFiles } from "../http/tls-files.js";
 
 /** What `--check-config` found: every problem, and the config when the file itself parsed. */
@@ -40,6 +41,7 @@ export function checkConfig(path: string, env: Environment, build: "full" | "lit
   };
   // Contract "Cluster mode" (full build only: the lite build has no database).
   if (build === "full") problems.push(...clusterIdentityProblems(config));
+  problems.push(...workerProblems(config, build));
   const dirProblems = dataDirProblems(config, build);
   const generatedKey =
     config.auth.token_private_key === "" && config.auth.token_private_key_file === "";

@@ -11,6 +11,8 @@ export interface Environment {
   readonly tokenPrivateKeyFile: string | undefined;
   /** `SVC_DATABASE_URL`: overrides `server.database_url` (keeps the password out of the file). */
   readonly databaseUrl: string | undefined;
+  /** `SVC_WORKERS`: overrides `server.workers` (`auto` or a number; checked like the file's). */
+  readonly workers: string | undefined;
   /** `SVC_PLAY_OPEN=1`: same switch as `security.play_require_auth: false`. */
   readonly playOpen: boolean;
   /** `SVC_LOG_LEVEL`: pino level (default `info`). */
@@ -29,6 +31,7 @@ export const ENVIRONMENT_VARIABLES: readonly (readonly [name: string, effect: st
   ["SVC_TOKEN_PRIVATE_KEY", "inline Ed25519 PEM, overriding auth.token_private_key"],
   ["SVC_TOKEN_PRIVATE_KEY_FILE", "key file path, overriding auth.token_private_key_file"],
   ["SVC_DATABASE_URL", "full build: overrides server.database_url (PostgreSQL, cluster mode)"],
+  ["SVC_WORKERS", "full build: overrides server.workers (auto or 1..64 gateway processes)"],
   ["SVC_PLAY_OPEN", "1: same as security.play_require_auth: false"],
   ["SVC_LOG_LEVEL", "fatal, error, warn, info (default), debug, trace or silent"],
   ["SVC_LOG_FORMAT", "json or pretty (default: pretty on a terminal, JSON lines otherwise)"],
@@ -42,6 +45,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     tokenPrivateKey: nonEmpty(env.SVC_TOKEN_PRIVATE_KEY),
     tokenPrivateKeyFile: nonEmpty(env.SVC_TOKEN_PRIVATE_KEY_FILE),
     databaseUrl: nonEmpty(env.SVC_DATABASE_URL),
+    workers: nonEmpty(env.SVC_WORKERS),
     playOpen: env.SVC_PLAY_OPEN === "1",
     logLevel: nonEmpty(env.SVC_LOG_LEVEL) ?? "info",
     logFormat: nonEmpty(env.SVC_LOG_FORMAT),

@@ -43,6 +43,12 @@ export function parseConfig(text: string, env: Environment, sourcePath = ""): Ga
   const withSections: Record<string, unknown> = { ...raw };
   for (const key of SECTION_KEYS)
     if (withSections[key] === undefined || withSections[key] === null) withSections[key] = {};
+  // SVC_WORKERS before the schema, so a bad value is refused like the file's (`server.workers`).
+  if (env.workers !== undefined && typeof withSections.server === "object")
+    withSections.server = {
+      ...withSections.server,
+      workers: /^\d+$/.test(env.workers) ? Number(env.workers) : env.workers,
+    };
   const parsed = v.safeParse(configSchema, withSections, { abortEarly: false });
   if (!parsed.success) throw new ConfigError(problemsFromIssues(parsed.issues));
   const file = parsed.output;

@@ -63,6 +63,9 @@ const userSchema = v.strictObject({
   channel_ids: v.optional(v.array(v.string()), []),
 });
 
+/** The most `server.workers` may ask for. */
+export const MAX_WORKERS = 64;
+
 /** Sections are objects; a missing section is read as `{}` by the loader so its keys get defaults. */
 const section = v.strictObject;
 
@@ -92,6 +95,18 @@ export const configSchema = v.strictObject({
     // echoed in a problem line (it may hold a password).
     database_url: v.optional(v.string(), ""),
     advertise_url: v.optional(v.union([v.literal(""), advertiseUrl], ADVERTISE_URL_MESSAGE), ""),
+    // Gateway processes on the listen port (docs/cluster.md "Workers"): 1 (one process),
+    // "auto" (one per core) or 1..64. Full build on the embedded SQLite only.
+    workers: v.optional(
+      v.union(
+        [
+          v.literal("auto"),
+          v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_WORKERS)),
+        ],
+        `must be "auto" or an integer 1..${MAX_WORKERS}`,
+      ),
+      1,
+    ),
   }),
   auth: section({
     users: v.pipe(v.array(userSchema), v.minLength(1, "at least one user is required")),

@@ -44,6 +44,8 @@ export async function startServer(
   listen: string,
   tls?: { cert: Buffer; key: Buffer },
   fastLane?: FastLane,
+  /** `exclusive`: a worker's own port, not shared through the `node:cluster` primary. */
+  listenOptions: { exclusive?: boolean } = {},
 ): Promise<RunningServer> {
   const address = parseListen(listen);
   if (address === undefined) throw new Error(`invalid listen address ${listen}`);
@@ -66,7 +68,8 @@ export async function startServer(
       : createHttpsServer({ ...SERVER_TIMEOUTS, cert: tls.cert, key: tls.key }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(address.port, address.host, () => {
+    const listenTo = { port: address.port, host: address.host, exclusive: listenOptions.exclusive };
+    server.listen(listenTo, () => {
       server.off("error", reject);
       resolve();
     });

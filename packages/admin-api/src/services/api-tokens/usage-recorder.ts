@@ -37,8 +37,10 @@ export interface TokenUsageRecorder {
   recent(): Promise<ReturnType<typeof renderAudit>[]>;
   /** Retention: deletes records older than `days`; returns the count. */
   purge(days: number, now?: number): Promise<number>;
-  /** Writes everything queued (and any write in flight). */
+  /** Writes everything queued (and any write in flight), the other workers' too. */
   flush(): Promise<void>;
+  /** Writes this process's queue only (what another worker's `flush` asks of this one). */
+  flushLocal(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,8 @@ export function createTokenUsageRecorder(
   repo: ApiTokensRepository,
   store: ApiTokenStore,
   onError: (err: unknown, dropped: number) => void,
+  /** Workers: has every other worker write its queue (docs/cluster.md "Workers"). */
+  flushOthers: () => Promise<void> = async () => {},
 ): TokenUsageRecorder {
   // An allowed use moves the token's `last_used_at`; a denial does not.
   const queue = createUsageQueue(repo, store, {
@@ -104,6 +108,10 @@ export function createTokenUsageRecorder(
   const fold = createUnknownTokenFold(UNKNOWN_TOKEN_BUDGET, (f) =>
     queue.push(foldedRecord(f, Date.now())),
   );
+  const flush = async () => {
+    await queue.flush();
+    await flushOthers();
+  };
   const endWindow = () => {
     const now = Date.now();
     const folded = fold.close(now);
@@ -119,7 +127,7 @@ export function createTokenUsageRecorder(
     },
     async recent() {
       endWindow();
-      await queue.flush();
+      await flush();
       const [known, unknown] = await Promise.all([
         repo.newestAudit(true, AUDIT_LISTING_LIMIT),
         repo.newestAudit(false, AUDIT_LISTING_UNKNOWN_MAX),
@@ -130,7 +138,8 @@ export function createTokenUsageRecorder(
         .map(renderAudit);
     },
     purge: queue.purge,
-    flush: queue.flush,
+    flush,
+    flushLocal: queue.flush,
     async close() {
       clearInterval(windowTimer);
       endWindow();

@@ -33,8 +33,10 @@ export interface AccessLog {
   clear(): Promise<number>;
   /** Retention: deletes records older than `days`; returns the count. */
   purge(days: number, now?: number): Promise<number>;
-  /** Writes everything queued (and any write in flight). */
+  /** Writes everything queued (and any write in flight), the other workers' too. */
   flush(): Promise<void>;
+  /** Writes this process's queue only (what another worker's `flush` asks of this one). */
+  flushLocal(): Promise<void>;
   close(): Promise<void>;
   /** Toggles recording (benchmarks compare on vs off in one run). */
   readonly enabled: boolean;
@@ -49,28 +51,38 @@ export interface AccessLog {
 export function createAccessLog(
   repo: PlaybackKeysRepository,
   keys: PlaybackKeyStore,
-  options: { enabled: boolean; onError: (err: unknown, dropped: number) => void },
+  options: {
+    enabled: boolean;
+    onError: (err: unknown, dropped: number) => void;
+    /** Workers: has every other worker write its queue (docs/cluster.md "Workers"). */
+    flushOthers?: () => Promise<void>;
+  },
 ): AccessLog {
   const queue = createUsageQueue(repo, keys, {
     maxItems: 2000,
     counts: () => true,
     onError: options.onError,
   });
+  const flush = async () => {
+    await queue.flush();
+    await options.flushOthers?.();
+  };
   return {
     enabled: options.enabled,
     record(entry) {
       if (options.enabled) queue.push(entry);
     },
     async list(query) {
-      await queue.flush();
+      await flush();
       return (await repo.accessLog(query)).map(renderAccess);
     },
     async clear() {
-      await queue.flush();
+      await flush();
       return repo.clearAccessLog();
     },
     purge: queue.purge,
-    flush: queue.flush,
+    flush,
+    flushLocal: queue.flush,
     close: queue.close,
   };
 }

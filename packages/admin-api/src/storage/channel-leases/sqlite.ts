@@ -1,4 +1,5 @@
-import type { ChannelLease, ChannelLeaseRepository } from "./repository.js";
+import type { Database } from "better-sqlite3";
+import type { ChannelLease, ChannelLeaseRepository, LeaseView } from "./repository.js";
 
 /**
  * The leases of the embedded single-instance build: nobody else packages, so every
@@ -48,6 +49,117 @@ export function singleInstanceLeases(): ChannelLeaseRepository {
         .map((l) => live(l, now))
         .filter((v) => v !== undefined)
         .sort((a, b) => a.lease.channelId.localeCompare(b.lease.channelId));
+    },
+  };
+}
+
+const COLUMNS = "channel_id, owner_id, owner_url, generation, expires_at, renewed_at";
+
+interface AcquireParams {
+  channel: string;
+  owner: string;
+  url: string;
+  now: number;
+  ttl: number;
+}
+
+interface SqliteLeaseRow {
+  channel_id: string;
+  owner_id: string;
+  owner_url: string;
+  generation: number;
+  expires_at: number;
+  renewed_at: number;
+}
+
+/**
+ * The leases of the worker processes of one host (`server.workers` > 1) in the SQLite
+ * file's `channel_leases`: PostgreSQL's statements (`postgres.ts`) in SQLite's words.
+ * better-sqlite3 runs each statement to its end before anything else, and SQLite lets one
+ * writer at a time in, so an acquisition's compare-and-set is exact across processes. Times
+ * are the host's clock, which every worker shares. Each operation is one short statement
+ * (renewal: one transaction), so the write lock is held for microseconds.
+ */
+export function sqliteChannelLeases(client: Database): ChannelLeaseRepository {
+  const acquire = client.prepare<[AcquireParams], SqliteLeaseRow>(`
+    INSERT INTO channel_leases AS l (${COLUMNS})
+    VALUES (@channel, @owner, @url, 1, @now + @ttl, @now)
+    ON CONFLICT (channel_id) DO UPDATE SET
+      owner_id = excluded.owner_id,
+      owner_url = excluded.owner_url,
+      generation = l.generation + 1,
+      expires_at = excluded.expires_at,
+      renewed_at = excluded.renewed_at
+    WHERE l.expires_at <= excluded.renewed_at OR l.owner_id = excluded.owner_id
+    RETURNING ${COLUMNS}`);
+  const current = client.prepare<[string], SqliteLeaseRow>(
+    `SELECT ${COLUMNS} FROM channel_leases WHERE channel_id = ?`,
+  );
+  const live = client.prepare<[number], SqliteLeaseRow>(
+    `SELECT ${COLUMNS} FROM channel_leases WHERE expires_at > ? ORDER BY channel_id`,
+  );
+  const renewOne = client.prepare<
+    [{ now: number; ttl: number; owner: string; channel: string; generation: number }]
+  >(`
+    UPDATE channel_leases SET expires_at = @now + @ttl, renewed_at = @now
+    WHERE owner_id = @owner AND channel_id = @channel AND generation = @generation`);
+  const release = client.prepare<[string, string, number]>(
+    "UPDATE channel_leases SET expires_at = 0 WHERE channel_id = ? AND owner_id = ? AND generation = ?",
+  );
+  const renewAll = client.transaction(
+    (holder: string, asked: readonly { channelId: string; generation: number }[], ttl: number) => {
+      const now = Date.now();
+      const kept: string[] = [];
+      for (const a of asked)
+        if (
+          renewOne.run({ now, ttl, owner: holder, channel: a.channelId, generation: a.generation })
+            .changes === 1
+        )
+          kept.push(a.channelId);
+      return kept;
+    },
+  );
+  const view = (r: SqliteLeaseRow, now: number): LeaseView => ({
+    lease: {
+      channelId: r.channel_id,
+      ownerId: r.owner_id,
+      ownerUrl: r.owner_url,
+      generation: r.generation,
+      expiresAt: r.expires_at,
+      renewedAt: r.renewed_at,
+    },
+    ttlLeftMs: r.expires_at - now,
+  });
+  return {
+    async acquire(channelId, holder, ttlMs) {
+      const now = Date.now();
+      const params = { channel: channelId, owner: holder.id, url: holder.url, now, ttl: ttlMs };
+      const mine = acquire.get(params);
+      if (mine !== undefined) return { kind: "acquired", ...view(mine, now) };
+      const cur = current.get(channelId);
+      if (cur !== undefined && cur.expires_at > now) return { kind: "held", ...view(cur, now) };
+      // Released or expired between the two statements: one more try decides.
+      const again = acquire.get({ ...params, now: Date.now() });
+      if (again !== undefined) return { kind: "acquired", ...view(again, Date.now()) };
+      const held = current.get(channelId);
+      if (held !== undefined) return { kind: "held", ...view(held, Date.now()) };
+      throw new Error(`channel lease of ${channelId}: no decision after two attempts`);
+    },
+    async renew(holder, asked, ttlMs) {
+      if (asked.length === 0) return [];
+      return renewAll.immediate(holder.id, asked, ttlMs);
+    },
+    async release(holder, channelId, generation) {
+      release.run(channelId, holder.id, generation);
+    },
+    async current(channelId) {
+      const now = Date.now();
+      const row = current.get(channelId);
+      return row !== undefined && row.expires_at > now ? view(row, now) : undefined;
+    },
+    async live() {
+      const now = Date.now();
+      return live.all(now).map((r) => view(r, now));
     },
   };
 }

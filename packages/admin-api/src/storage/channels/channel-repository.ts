@@ -14,7 +14,12 @@ export function channelRepository(d: Dialect): ChannelRepository {
   return {
     loadAll: () =>
       d.transaction(async (tx) => (await tx.select().from(channels)).map(channelFromRow)),
-    commit: d.kind === "sqlite" ? sqliteChannelCommit(d) : postgresChannelCommit(d.pg),
+    commit:
+      d.kind === "postgres"
+        ? postgresChannelCommit(d.pg)
+        : d.versioned
+          ? versionedAfter(d, sqliteChannelCommit(d))
+          : sqliteChannelCommit(d),
     seedOnce: (marker, seed) =>
       d.write(
         "channels",
@@ -37,5 +42,22 @@ export function channelRepository(d: Dialect): ChannelRepository {
         },
         (imported) => imported > 0,
       ),
+  };
+}
+
+/**
+ * SQLite shared by workers: the `channels` version is bumped once the commit is done, in a
+ * transaction of its own, before the write is acknowledged (so read-after-write and the
+ * push hold; a worker killed between the two leaves the others' mirrors behind until the
+ * next channel write).
+ */
+function versionedAfter(
+  d: Dialect,
+  commit: ChannelRepository["commit"],
+): ChannelRepository["commit"] {
+  return async (change) => {
+    const result = await commit(change);
+    await d.write("channels", async () => undefined);
+    return result;
   };
 }

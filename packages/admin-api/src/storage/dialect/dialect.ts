@@ -4,7 +4,7 @@ import * as sqliteTables from "../../db/schema/index.js";
 import * as pgTables from "../../db/schema-pg/index.js";
 import type { MirroredResource } from "../kernel/change-feed.js";
 import { createSerialLock, type SerialLock } from "../kernel/serial-lock.js";
-import type { Storage } from "../kernel/storage-types.js";
+import type { SharedSqlite, Storage } from "../kernel/storage-types.js";
 import { bumpVersion } from "../postgres/versions.js";
 
 /** The tables both schemas hold, as the repositories see them (see {@link Dialect}). */
@@ -61,6 +61,8 @@ export interface SqliteDialect extends DialectBase {
   readonly sqlite: StateDb;
   /** The connection's lock ({@link connectionLock}): every write of the process takes it. */
   readonly exclusive: SerialLock;
+  /** Workers share the file: `write` bumps `state_versions` (see {@link sqliteDialect}). */
+  readonly versioned: boolean;
 }
 
 export interface PostgresDialect extends DialectBase {
@@ -106,7 +108,17 @@ export function connectionLock(client: object): SerialLock {
   return lock;
 }
 
-export function sqliteDialect(sqlite: StateDb): SqliteDialect {
+/** SQLite's bump of a resource's version, in the write's transaction (workers only). */
+const BUMP_SQLITE = `INSERT INTO state_versions (resource, version) VALUES (?, 1)
+  ON CONFLICT (resource) DO UPDATE SET version = version + 1`;
+
+/**
+ * @param shared Workers (`server.workers` > 1): several processes write this file, so every
+ *   write of a mirrored resource bumps its `state_versions` row in its own transaction and,
+ *   once committed, `written` tells the other workers (docs/cluster.md "Workers"). Absent:
+ *   one process, no versions kept (today's single-writer file).
+ */
+export function sqliteDialect(sqlite: StateDb, shared?: SharedSqlite): SqliteDialect {
   const client = sqlite.$client;
   const exclusive = connectionLock(client);
   const begin = client.prepare("BEGIN IMMEDIATE");
@@ -129,11 +141,28 @@ export function sqliteDialect(sqlite: StateDb): SqliteDialect {
     kind: "sqlite",
     sqlite,
     exclusive,
+    versioned: shared !== undefined,
     db,
     tables: sqliteTables as unknown as Tables,
     transaction,
-    // One writer: no other instance to tell.
-    write: (_resource, work) => transaction(work),
+    write:
+      shared === undefined
+        ? // One writer: no other process to tell.
+          (_resource, work) => transaction(work)
+        : async (resource, work, changed = () => true) => {
+            let bumped = false;
+            const result = await transaction(async (tx) => {
+              const r = await work(tx);
+              if (changed(r)) {
+                client.prepare(BUMP_SQLITE).run(resource);
+                bumped = true;
+              }
+              return r;
+            });
+            // The other workers catch up before the write is answered (docs/cluster.md "Workers").
+            if (bumped) await shared.written(resource);
+            return result;
+          },
     affected: (result) => (result as { changes: number }).changes,
     isUniqueViolation,
   };
@@ -159,7 +188,9 @@ export function postgresDialect(pg: PgStateDb): PostgresDialect {
 
 /** The dialect of an open storage. */
 export function dialectOf(storage: Storage): Dialect {
-  return storage.kind === "postgres" ? postgresDialect(storage.pg) : sqliteDialect(storage.sqlite);
+  return storage.kind === "postgres"
+    ? postgresDialect(storage.pg)
+    : sqliteDialect(storage.sqlite, storage.shared);
 }
 
 /** For `write`'s `changed`: the statement returned a row. */

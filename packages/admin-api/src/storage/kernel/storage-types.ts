@@ -1,6 +1,6 @@
 import type { StateDb } from "../../db/client.js";
 import type { PgStateDb } from "../../db/pg-client.js";
-import type { ChangeFeed } from "./change-feed.js";
+import type { ChangeFeed, MirroredResource } from "./change-feed.js";
 
 /**
  * Which database holds the full build's state: the embedded SQLite file in
@@ -18,10 +18,25 @@ interface OpenStorage {
   close(): Promise<void>;
 }
 
-/** The embedded SQLite file of `data_dir`: one instance, one writer. */
+/**
+ * Workers (`server.workers` > 1): the SQLite file is written by several processes of one
+ * host. `written` is called after a write of a mirrored resource committed (its version
+ * bumped in the transaction): the worker tells the others through the primary, and
+ * answers the write once they caught up.
+ */
+export interface SharedSqlite {
+  /** Resolves once the other workers caught up (the write is answered after it). */
+  written(resource: MirroredResource): Promise<void> | void;
+}
+
+/** The embedded SQLite file of `data_dir`: one process, or the workers of one host. */
 export interface SqliteStorage extends OpenStorage {
   readonly kind: "sqlite";
   readonly sqlite: StateDb;
+  /** Set when several worker processes share the file (versions kept, change feed running). */
+  readonly shared?: SharedSqlite;
+  /** Workers: another worker committed a write (told through the primary): catch up now. */
+  readonly notified?: () => void;
   readonly pg?: never;
 }
 

@@ -62,6 +62,20 @@ export function createPgChangeFeed(
   db: PgStateDb,
   options: { log?: Logger; intervalMs?: number } = {},
 ): PgChangeFeed {
+  return createVersionFeed(async () => {
+    const rows = await db.select().from(stateVersions);
+    return new Map(rows.map((r) => [r.resource, r.version]));
+  }, options);
+}
+
+/**
+ * The change feed over any `state_versions` table: `readVersions` reads it (PostgreSQL's
+ * in a cluster, SQLite's between the workers of one host, docs/cluster.md "Workers").
+ */
+export function createVersionFeed(
+  readVersions: () => Promise<Map<string, number>>,
+  options: { log?: Logger; intervalMs?: number } = {},
+): PgChangeFeed {
   const { log } = options;
   const intervalMs = options.intervalMs ?? POLL_INTERVAL_MS;
   const watched = new Map<MirroredResource, Watched>();
@@ -73,11 +87,6 @@ export function createPgChangeFeed(
   let started = false;
   let closed = false;
   let failing = false;
-
-  const readVersions = async () => {
-    const rows = await db.select().from(stateVersions);
-    return new Map(rows.map((r) => [r.resource, r.version]));
-  };
 
   const drain = async (resource: MirroredResource, w: Watched) => {
     try {

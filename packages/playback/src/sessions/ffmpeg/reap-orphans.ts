@@ -44,6 +44,8 @@ export async function reapOrphans(
       stat.pgrp === record.pid &&
       // A session of this very process is not an orphan.
       stat.ppid !== process.pid &&
+      // Nor one of a sibling worker (`server.workers` > 1: the same command line, alive).
+      !(await sameCommandAsUs(stat.ppid)) &&
       argv.some((arg) => arg.startsWith(record.dir + sep));
     if (ours) {
       if (await terminateGroup(record.pid, opts.graceMs ?? 2_000)) {
@@ -62,4 +64,11 @@ export async function reapOrphans(
       await rm(record.dir, { recursive: true, force: true });
   }
   return { killed, stale, survivors };
+}
+
+/** True when `pid` runs this process's own command line: another worker of the same gateway. */
+async function sameCommandAsUs(pid: number): Promise<boolean> {
+  if (pid <= 1) return false;
+  const [theirs, ours] = await Promise.all([readCmdline(pid), readCmdline(process.pid)]);
+  return theirs.length > 0 && theirs.join("\0") === ours.join("\0");
 }

@@ -1,0 +1,257 @@
+import cluster, { type Worker } from "node:cluster";
+import type { Logger } from "../base/log.js";
+
+/**
+ * `server.workers` > 1 (docs/cluster.md "Workers"): the started process is a small primary
+ * that forks the gateway workers (`node:cluster`, which hands connections of the shared
+ * listening ports to them in turn), restarts a worker that dies, relays the workers'
+ * change-feed pushes, and stops them all on SIGTERM/SIGINT. It serves nothing itself.
+ */
+
+/** The environment variable that names a worker's slot (1..N), set by the primary. */
+export const WORKER_INDEX_ENV = "SVC_WORKER_INDEX";
+
+/** Messages between a worker and the primary (IPC of `node:cluster`). */
+type WorkerMessage =
+  | { readonly svc: "listening"; readonly urls: readonly string[] }
+  /** A worker committed a write of `resource` (to the primary; then to each other worker, with `from`). */
+  | {
+      readonly svc: "state";
+      readonly resource: string;
+      readonly seq: number;
+      readonly from?: number;
+    }
+  /** A worker caught up on a push (to the primary, naming the writer's `from` and `seq`). */
+  | { readonly svc: "state-done"; readonly seq: number; readonly from: number }
+  /** Every other worker caught up (primary to the writer). */
+  | { readonly svc: "state-ack"; readonly seq: number };
+
+function isWorkerMessage(m: unknown): m is WorkerMessage {
+  return typeof m === "object" && m !== null && typeof (m as { svc?: unknown }).svc === "string";
+}
+
+/** A worker's side of the link to the primary; undefined in a process that is no worker. */
+export interface WorkerLink {
+  /** The worker's slot, 1..N: its restarts keep it; log lines carry it as `worker`. */
+  readonly index: number;
+  /** Tells the primary the listeners are up (the primary prints `listening on` once). */
+  listening(urls: readonly string[]): void;
+  /**
+   * Tells every other worker that `resource` changed (through the primary); resolves once
+   * each of them caught up (or after {@link PUSH_WAIT_MS}, the poll's business then).
+   */
+  push(resource: string): Promise<void>;
+  /** Runs `handler` when another worker pushed a change; its end is reported back. */
+  onPush(handler: (resource: string) => Promise<void>): void;
+}
+
+/** This process's link when it is a worker the primary forked, else undefined. */
+export function workerLink(): WorkerLink | undefined {
+  const index = Number(process.env[WORKER_INDEX_ENV]);
+  if (!cluster.isWorker || !Number.isInteger(index) || index < 1) return undefined;
+  const send = (m: WorkerMessage) => {
+    // A primary gone (the worker is about to exit with it) is not this worker's error.
+    if (process.connected) process.send?.(m, undefined, undefined, () => {});
+  };
+  const waiting = new Map<number, () => void>();
+  let seq = 0;
+  process.on("message", (m: unknown) => {
+    if (isWorkerMessage(m) && m.svc === "state-ack") waiting.get(m.seq)?.();
+  });
+  return {
+    index,
+    listening: (urls) => send({ svc: "listening", urls }),
+    push: (resource) =>
+      new Promise<void>((resolve) => {
+        seq += 1;
+        const mine = seq;
+        const done = () => {
+          clearTimeout(timer);
+          waiting.delete(mine);
+          resolve();
+        };
+        const timer = setTimeout(done, PUSH_WAIT_MS);
+        timer.unref();
+        waiting.set(mine, done);
+        send({ svc: "state", resource, seq: mine });
+      }),
+    onPush(handler) {
+      process.on("message", (m: unknown) => {
+        if (!isWorkerMessage(m) || m.svc !== "state" || m.from === undefined) return;
+        const { seq: s, from } = m;
+        handler(m.resource)
+          .catch(() => undefined)
+          .finally(() => send({ svc: "state-done", seq: s, from }));
+      });
+    },
+  };
+}
+
+/**
+ * How long a writer waits for the other workers to catch up on its write before it
+ * answers anyway (a worker stuck that long is caught up by its 1 s poll).
+ */
+export const PUSH_WAIT_MS = 2_000;
+
+/** Backoff of a worker's restart: doubles from 250 ms to 10 s, back to 250 ms after a calm minute. */
+const RESTART_MIN_MS = 250;
+const RESTART_MAX_MS = 10_000;
+const CALM_MS = 60_000;
+/** Deaths in a row before listening at which the primary gives up (a crash loop at start). */
+const MAX_FAILED_STARTS = 5;
+/** The contract's stop budget: the workers get this long, then are killed. */
+const STOP_BUDGET_MS = 9_500;
+
+interface Slot {
+  readonly index: number;
+  worker: Worker | undefined;
+  listening: boolean;
+  startedAt: number;
+  delayMs: number;
+  failedStarts: number;
+}
+
+/**
+ * Runs the primary until the workers stopped; never returns normally (it exits). The
+ * first worker starts alone and the others once it listens, so migrations, generated
+ * keys and the config file's channel import happen once, in one process.
+ */
+export function runPrimary(options: { count: number; log: Logger }): void {
+  const { count } = options;
+  const log = options.log.child({ worker: 0 });
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({
+    index: i + 1,
+    worker: undefined,
+    listening: false,
+    startedAt: 0,
+    delayMs: RESTART_MIN_MS,
+    failedStarts: 0,
+  }));
+  let printed = false;
+  let stopping = false;
+
+  /** Pushes under way: `${writer id}:${seq}` → the workers that have not caught up yet. */
+  const pushes = new Map<string, { writer: Worker; seq: number; left: Set<number> }>();
+  const settle = (key: string) => {
+    const p = pushes.get(key);
+    if (p === undefined || p.left.size > 0) return;
+    pushes.delete(key);
+    if (p.writer.isConnected())
+      p.writer.send({ svc: "state-ack", seq: p.seq }, undefined, () => {});
+  };
+  const relay = (writer: Worker, resource: string, seq: number) => {
+    const key = `${writer.id}:${seq}`;
+    const left = new Set<number>();
+    pushes.set(key, { writer, seq, left });
+    for (const s of slots) {
+      const w = s.worker;
+      if (w === undefined || w === writer || !w.isConnected()) continue;
+      left.add(w.id);
+      w.send({ svc: "state", resource, seq, from: writer.id }, undefined, () => {});
+    }
+    settle(key);
+  };
+  const caughtUp = (worker: Worker, from: number, seq: number) => {
+    const key = `${from}:${seq}`;
+    pushes.get(key)?.left.delete(worker.id);
+    settle(key);
+  };
+  /** A worker gone: nobody waits for it any more. */
+  const forget = (worker: Worker) => {
+    for (const [key, p] of pushes) {
+      p.left.delete(worker.id);
+      settle(key);
+    }
+  };
+
+  const fork = (slot: Slot) => {
+    slot.listening = false;
+    slot.startedAt = Date.now();
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    slot.worker = worker;
+    worker.on("message", (m: unknown) => {
+      if (!isWorkerMessage(m)) return;
+      if (m.svc === "state") relay(worker, m.resource, m.seq);
+      else if (m.svc === "state-done") caughtUp(worker, m.from, m.seq);
+      else if (m.svc === "listening") listened(slot, m.urls);
+    });
+    worker.on("exit", (code, signal) => exited(slot, worker, code, signal));
+  };
+
+  const listened = (slot: Slot, urls: readonly string[]) => {
+    slot.listening = true;
+    slot.failedStarts = 0;
+    log.info({ slot: slot.index, pid: slot.worker?.process.pid }, `worker ${slot.index} listening`);
+    if (!printed && slot.index === 1)
+      // The others start once the first one migrated the database and wrote its keys.
+      for (const s of slots) if (s.worker === undefined && !stopping) fork(s);
+    if (!printed && slots.every((s) => s.listening)) {
+      printed = true;
+      log.info({ summary: { workers: count } }, `workers: ${count} listening`);
+      for (const url of urls) process.stdout.write(`listening on ${url}\n`);
+    }
+  };
+
+  const exited = (slot: Slot, worker: Worker, code: number | null, signal: string | null) => {
+    if (slot.worker !== worker) return;
+    slot.worker = undefined;
+    forget(worker);
+    if (stopping) {
+      if (slots.every((s) => s.worker === undefined)) finish(0);
+      return;
+    }
+    const wasListening = slot.listening;
+    slot.listening = false;
+    if (!wasListening) slot.failedStarts += 1;
+    // Before the gateway ever listened, a worker that fails to start is the config's or the
+    // machine's problem (exit 2: a config error): stop with its status rather than loop.
+    if (!printed || slot.failedStarts >= MAX_FAILED_STARTS) {
+      log.error(
+        { slot: slot.index, code, signal, failed_starts: slot.failedStarts },
+        `worker ${slot.index} exited (${signal ?? `code ${code}`}) before it listened; stopping`,
+      );
+      stopAll(code !== null && code !== 0 ? code : 1);
+      return;
+    }
+    if (Date.now() - slot.startedAt >= CALM_MS) slot.delayMs = RESTART_MIN_MS;
+    const delay = slot.delayMs;
+    slot.delayMs = Math.min(RESTART_MAX_MS, slot.delayMs * 2);
+    log.warn(
+      { slot: slot.index, code, signal, restart_in_ms: delay },
+      `worker ${slot.index} exited (${signal ?? `code ${code}`}); restarting it in ${delay} ms`,
+    );
+    setTimeout(() => {
+      if (!stopping) fork(slot);
+    }, delay);
+  };
+
+  let exitCode = 0;
+  const finish = (code: number) => {
+    log.flush();
+    process.exit(exitCode !== 0 ? exitCode : code);
+  };
+
+  const stopAll = (code: number, signal: NodeJS.Signals = "SIGTERM") => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    const running = slots.filter((s) => s.worker !== undefined);
+    if (running.length === 0) finish(code);
+    for (const s of running) s.worker?.process.kill(signal);
+    const hard = setTimeout(() => {
+      for (const s of slots) s.worker?.process.kill("SIGKILL");
+      finish(code === 0 ? 1 : code);
+    }, STOP_BUDGET_MS);
+    hard.unref();
+  };
+
+  const stop = (signal: NodeJS.Signals) => {
+    log.info({ signal }, "shutting down the workers");
+    stopAll(0, signal);
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  log.info({ summary: { workers: count } }, `workers: starting ${count} gateway processes`);
+  const first = slots[0];
+  if (first !== undefined) fork(first);
+}

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { sqliteChannelLeases } from "@svc/admin-api/storage/channel-leases/sqlite";
+import { dialectOf } from "@svc/admin-api/storage/dialect/dialect";
+import type { MirroredResource } from "@svc/admin-api/storage/kernel/change-feed";
+import { createSqliteRateLimiter } from "@svc/admin-api/storage/login-windows/sqlite";
+import { type SqliteStorage, workerSqliteStorage } from "@svc/admin-api/storage/storage";
+import { createSqliteViewerSeatStore } from "@svc/admin-api/storage/viewer-seats/sqlite";
+import { createRateLimiter } from "@svc/core/auth";
+
+/**
+ * The storage half of `server.workers` (docs/cluster.md "Workers"): two storages opened on
+ * one SQLite file the way two worker processes open it (two connections), the push wired
+ * from one to the other as the primary relays it.
+ */
+describe("workers: one SQLite file shared by two storages", () => {
+  let dir: string;
+  let a: SqliteStorage;
+  let b: SqliteStorage;
+  const toldB: MirroredResource[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "svc-workers-storage-"));
+    let peer: SqliteStorage | undefined;
+    a = await workerSqliteStorage(dir, {
+      written: (resource) => {
+        toldB.push(resource);
+        peer?.notified?.();
+      },
+      usage: async () => {},
+    });
+    b = await workerSqliteStorage(dir, {
+      written: () => a.notified?.(),
+      usage: async () => {},
+    });
+    peer = b;
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a write on one is reloaded by the other: pushed, and by catchUp", async () => {
+    let reloads = 0;
+    let pushed: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      pushed = resolve;
+    });
+    b.feed.watch("settings", async () => {
+      reloads += 1;
+      pushed();
+    });
+    await dialectOf(a).write("settings", async () => undefined);
+    assert.deepEqual(toldB, ["settings"]);
+    await reached; // the push alone reloads B (its poll is a second away)
+    assert.equal(reloads, 1);
+    await dialectOf(a).write("settings", async () => undefined);
+    await b.feed.catchUp();
+    assert.equal(reloads, 2, "catchUp finished the reload of the second write");
+    await b.feed.catchUp();
+    assert.equal(reloads, 2, "nothing changed: no reload");
+  });
+
+  it("a write whose `changed` says no bumps nothing and tells nobody", async () => {
+    const before = toldB.length;
+    await dialectOf(a).write(
+      "channels",
+      async () => 0,
+      (n) => n > 0,
+    );
+    assert.equal(toldB.length, before);
+  });
+
+  it("packaging leases: one owner, renewal of own generation, release and takeover", async () => {
+    const la = sqliteChannelLeases(a.sqlite.$client);
+    const lb = sqliteChannelLeases(b.sqlite.$client);
+    const wa = { id: "worker-a", url: "http://127.0.0.1:1" };
+    const wb = { id: "worker-b", url: "http://127.0.0.1:2" };
+    const got = await la.acquire("news", wa, 10_000);
+    assert.equal(got.kind, "acquired");
+    assert.equal(got.lease.generation, 1);
+    const lost = await lb.acquire("news", wb, 10_000);
+    assert.equal(lost.kind, "held");
+    assert.equal(lost.lease.ownerId, "worker-a");
+    assert.deepEqual(await lb.renew(wb, [{ channelId: "news", generation: 1 }], 10_000), []);
+    assert.deepEqual(await la.renew(wa, [{ channelId: "news", generation: 1 }], 10_000), ["news"]);
+    assert.equal((await lb.live()).length, 1);
+    await la.release(wa, "news", 1);
+    assert.equal(await lb.current("news"), undefined);
+    const taken = await lb.acquire("news", wb, 10_000);
+    assert.equal(taken.kind, "acquired");
+    assert.equal(taken.lease.generation, 2);
+    // An expired lease (ttl 0: expired as soon as written) is taken over with generation + 1.
+    await la.acquire("sport", wa, 0);
+    const over = await lb.acquire("sport", wb, 10_000);
+    assert.equal(over.kind, "acquired");
+    assert.equal(over.lease.generation, 2);
+    assert.deepEqual(await la.renew(wa, [{ channelId: "sport", generation: 1 }], 10_000), []);
+  });
+
+  it("viewer seats: max_viewers counted across both", async () => {
+    const sa = createSqliteViewerSeatStore(a.sqlite.$client, () => "a");
+    const sb = createSqliteViewerSeatStore(b.sqlite.$client, () => "b");
+    const now = Date.now();
+    const seat = (leaseId: string) => ({ channelId: "c1", leaseId, expiresAt: now + 30_000 });
+    assert.equal(await sa.claim(seat("v1"), 1, now), true);
+    assert.equal(await sb.claim(seat("v2"), 1, now), false, "the one seat is taken on A");
+    assert.equal(await sb.claim(seat("v1"), 1, now), true, "the holder renews anywhere");
+    assert.deepEqual(await sb.renew([seat("v1"), seat("v3")], now), [seat("v3")]);
+    await sa.release?.(seat("v1"));
+    assert.equal(await sb.claim(seat("v2"), 1, now), true);
+    assert.equal(await sa.sweep(now + 60_000), 1);
+  });
+
+  it("login limiter: the quota is shared, not doubled", async () => {
+    const make = (s: SqliteStorage) =>
+      createSqliteRateLimiter(s.sqlite.$client, { perMinute: 3, local: createRateLimiter(3) });
+    const la = make(a);
+    const lb = make(b);
+    const now = Date.now();
+    const taken = [
+      await la.take("login:127.0.0.1", now),
+      await lb.take("login:127.0.0.1", now),
+      await la.take("login:127.0.0.1", now),
+      await lb.take("login:127.0.0.1", now),
+    ];
+    assert.deepEqual(taken, [true, true, true, false]);
+    assert.ok(lb.retryAfterSec("login:127.0.0.1", now) >= 59);
+  });
+});
