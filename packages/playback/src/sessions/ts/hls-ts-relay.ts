@@ -1,15 +1,19 @@
 import { createDecipheriv } from "node:crypto";
 import type { RelayFetch } from "../../hls/egress-fetch.js";
 import { openSourcePlaylist } from "../../hls/source-playlist.js";
+import { AudioMerger } from "../../ts/audio-merge.js";
 import { Fmp4SegmentRemuxer } from "../../ts/fmp4-segment-remuxer.js";
 import { type MediaSegment, readMediaPlaylist } from "../../ts/hls-playlist-read.js";
 import { PACKET_SIZE, SYNC_BYTE } from "../../ts/ts-packet.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
+import { HlsAudioRendition } from "./hls-audio-rendition.js";
 import { TsFanout } from "./ts-fanout.js";
 
 export interface HlsTsRelayOptions {
   readonly sourceUrl: string;
   readonly preferHeight: number | null;
+  /** The channel's `preferred_audio_languages`: which audio rendition of the variant to mux in. */
+  readonly audioLanguages?: readonly string[];
   readonly fetch: RelayFetch;
   readonly maxPlaylistBytes: number;
   readonly maxQueuedBytes: number;
@@ -59,7 +63,10 @@ interface Fetched {
  * counters rewritten once for every viewer, `discontinuity_indicator` at
  * `#EXT-X-DISCONTINUITY` and at a gap, slow readers dropped). It starts at the newest segment; a new viewer starts at the start
  * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); fMP4 (CMAF)
- * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused.
+ * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused. When
+ * the variant's audio is a separate rendition (`AUDIO=` group with a URI), that rendition
+ * is followed too ({@link HlsAudioRendition}) and muxed into the video's program
+ * ({@link AudioMerger}): one MPEG-TS program with video and audio.
  */
 export class HlsTsRelay {
   readonly fanout: TsFanout;
@@ -142,6 +149,7 @@ export class HlsTsRelay {
       this.o.sourceUrl,
       this.o.maxPlaylistBytes,
       this.o.preferHeight,
+      this.o.audioLanguages,
     );
     if (!first.ok) {
       if (first.failure === "fetch") return this.fail(`the source playlist: ${first.message}`);
@@ -150,6 +158,20 @@ export class HlsTsRelay {
       return this.fail("the master playlist lists no variant", "not_media");
     }
     let { text, mediaUrl } = first;
+    const audio =
+      first.audioUrl === undefined
+        ? undefined
+        : {
+            rendition: new HlsAudioRendition({
+              url: first.audioUrl,
+              fetch: this.o.fetch,
+              maxPlaylistBytes: this.o.maxPlaylistBytes,
+              segmentBytes: (s) => this.segmentBytes(s),
+            }),
+            merger: new AudioMerger(),
+            /** Seconds of video read since the first segment's start. */
+            time: 0,
+          };
     let next: number | undefined;
     let gap = false;
     let failures = 0;
@@ -184,9 +206,17 @@ export class HlsTsRelay {
           continue;
         }
         next = last.msn;
+        if (audio) {
+          const started = await audio.rendition.start(-last.durationSec);
+          if (!started.ok) return this.fail(started.why, started.reason);
+        }
       }
       const oldest = m.segments[0];
-      if (oldest && oldest.msn > next) gap = true;
+      if (oldest && oldest.msn > next) {
+        gap = true;
+        // The audio keeps to the video's clock across segments that fell out of the window.
+        if (audio) audio.time += (oldest.msn - next) * m.targetDurationSec;
+      }
       for (const s of m.segments) {
         if (s.msn < next) continue;
         if (this.stopped) return;
@@ -197,8 +227,16 @@ export class HlsTsRelay {
           );
         // Keep at most AHEAD segments fetched and not sent yet.
         while (this.queue.length >= AHEAD && !this.stopped) await this.sleep(250);
-        const packets = await this.segmentPackets(s);
+        let packets = await this.segmentPackets(s);
         next = s.msn + 1;
+        if (audio) {
+          audio.time += s.durationSec;
+          const a = await audio.rendition.take(audio.time);
+          if (!a.ok && (session || (this.current === undefined && this.queue.length === 0)))
+            return this.fail(a.why, a.reason);
+          if (typeof packets !== "string")
+            packets = audio.merger.merge(packets, a.ok ? a.units : [], audio.rendition.entry);
+        }
         if (typeof packets === "string") {
           // Nothing sent yet (or a session's source): the source cannot be played, say why.
           if (session || (this.current === undefined && this.queue.length === 0))
@@ -223,22 +261,27 @@ export class HlsTsRelay {
     }
   }
 
-  /** One segment's packets (decrypted, on the 188-byte grid), or why it cannot be sent. */
-  private async segmentPackets(s: MediaSegment): Promise<Buffer[] | string> {
+  /** One segment's bytes (fetched, AES-128 decrypted), or why not. */
+  private async segmentBytes(s: MediaSegment): Promise<Buffer | string> {
     const r = await this.o.fetch(s.uri, MAX_SEGMENT_BYTES);
     this.segmentsFetched += 1;
     if (!r.ok) return `segment ${s.msn}: ${r.message}`;
-    let bytes = r.bytes;
-    if (s.key) {
-      const key = await this.key(s.key.uri);
-      if (typeof key === "string") return key;
-      try {
-        const decipher = createDecipheriv("aes-128-cbc", key, ivOf(s));
-        bytes = Buffer.concat([decipher.update(bytes), decipher.final()]);
-      } catch {
-        return `segment ${s.msn}: AES-128 decryption failed`;
-      }
+    if (!s.key) return r.bytes;
+    if (s.key.method !== "AES-128") return `segment ${s.msn} is encrypted with ${s.key.method}`;
+    const key = await this.key(s.key.uri);
+    if (typeof key === "string") return key;
+    try {
+      const decipher = createDecipheriv("aes-128-cbc", key, ivOf(s));
+      return Buffer.concat([decipher.update(r.bytes), decipher.final()]);
+    } catch {
+      return `segment ${s.msn}: AES-128 decryption failed`;
     }
+  }
+
+  /** One segment's packets (decrypted, on the 188-byte grid), or why it cannot be sent. */
+  private async segmentPackets(s: MediaSegment): Promise<Buffer[] | string> {
+    const bytes = await this.segmentBytes(s);
+    if (typeof bytes === "string") return bytes;
     if (s.map !== undefined) return this.remuxed(s.map, s.msn, bytes);
     let at = 0;
     while (at < Math.min(bytes.length, PACKET_SIZE) && bytes[at] !== SYNC_BYTE) at++;
