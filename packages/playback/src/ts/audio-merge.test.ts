@@ -79,6 +79,13 @@ describe("AudioMerger", () => {
     // Continuity counters of the audio PID count on from 0.
     const ccs = out.filter((p) => readPacketHeader(p).pid === 0x101).map((p) => p[3]! & 0x0f);
     assert.deepEqual(ccs.slice(0, 4), [0, 1, 2, 3]);
+    // The audio-only stream's PCR (on its audio) is not carried: the PCR is the video's.
+    const pcr = (p: Buffer) => (p[3]! & 0x20) !== 0 && p[4]! > 0 && (p[5]! & 0x10) !== 0;
+    assert.ok(audio.some(pcr), "the rendition's own stream had a PCR");
+    assert.deepEqual(
+      [...new Set(out.filter(pcr).map((p) => readPacketHeader(p).pid))],
+      [VIDEO_PID],
+    );
     // The rest waits for the next segment's video.
     const next = merger.merge(videoSegment(video, 162_000, 10), [], reader.entry);
     assert.equal(pesTimes(next).filter((x) => x.pid === 0x101).length, 13);

@@ -92,6 +92,7 @@ export class AudioMerger {
         q[2] = pid & 0xff;
         this.counter = (this.counter + 1) & 0x0f;
         q[3] = (q[3]! & 0xf0) | this.counter;
+        dropPcr(q);
         out.push(q);
       }
     }
@@ -127,6 +128,17 @@ export class AudioMerger {
     rewritten.copy(q, 5);
     return q;
   }
+}
+
+/**
+ * The PCR of the rendition's own stream (its audio-only TS had it on the audio) means
+ * nothing beside the video's: turned into stuffing (2.4.3.5), when the adaptation field
+ * carries nothing after it but stuffing.
+ */
+function dropPcr(q: Buffer): void {
+  if ((q[3]! & 0x20) === 0 || q[4]! < 7 || (q[5]! & 0x1f) !== 0x10) return;
+  q[5] = q[5]! & ~0x10;
+  q.fill(0xff, 6, 12);
 }
 
 /** The PSI section that starts in this unit-start packet and ends in it, if it does. */
