@@ -74,10 +74,10 @@ async function newestSegment(id: string, count = 3): Promise<Buffer> {
 async function firstAfterSwitch(id: string): Promise<Buffer> {
   const m = await until(`a segment of ${id} after the switch`, async () => {
     const got = await mediaPlaylist(play(id));
-    const after = got.text.split("#EXT-X-DISCONTINUITY\n").at(-1) ?? "";
-    return got.text.includes("#EXT-X-DISCONTINUITY") && uriLines(after).length >= 2
-      ? new URL(uriLines(after)[0]!, got.url)
-      : undefined;
+    // The tag alone on its line (not EXT-X-DISCONTINUITY-SEQUENCE).
+    const parts = got.text.split(/^#EXT-X-DISCONTINUITY\n/m);
+    const first = parts.length > 1 ? uriLines(parts.at(-1)!)[0] : undefined;
+    return first === undefined ? undefined : new URL(first, got.url);
   });
   return Buffer.from(await (await fetch(m)).arrayBuffer());
 }
@@ -154,10 +154,16 @@ describe("hls sources with a separate audio rendition, under failover (full bina
 
   it("fails a source over when only its audio playlist fails (packed audio)", async () => {
     await newestSegment("packed");
+    const start = await session("packed")();
+    const log = (gw.stderr() + gw.stdout()).split("\n").filter((l) => /source f/.test(l));
+    assert.deepEqual([start.active_source, start.failovers], [0, 0], log.join("\n"));
     const before = origin.audioPlaylistRequests("packed-b");
     origin.set("packed-a", "audio-404");
     await untilActive(session("packed"), 1, "the switch away from a source without audio");
-    assert.ok(origin.audioPlaylistRequests("packed-b") > before, "the fallback's audio is read");
+    // /v1/status names the fallback as the switch happens; its connection opens after.
+    await until("the fallback's audio playlist read", async () =>
+      origin.audioPlaylistRequests("packed-b") > before ? true : undefined,
+    );
     assertH264Aac(await firstAfterSwitch("packed"), 10);
   });
 
