@@ -43,6 +43,7 @@ export function createHlsStreamRelays(
     const relay: HlsTsRelay = new HlsTsRelay({
       sourceUrl,
       preferHeight: channel.prefer_height,
+      audioLanguages: channel.preferred_audio_languages,
       fetch: fetchOnce,
       maxPlaylistBytes: rt.options.config.security.max_playlist_bytes,
       maxQueuedBytes: STREAM_QUEUE_BYTES,

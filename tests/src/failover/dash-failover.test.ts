@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type GatewayProcess, startGateway, tempDir } from "../harness/gateway-process.js";
+import { CHROMIUM, startHlsJsPage } from "../harness/hlsjs-page.js";
 import { login } from "../harness/http-client.js";
 import { playWithFfmpeg, uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
@@ -14,6 +15,7 @@ import {
   failoverSession,
   mediaPlaylist,
   newestPicture,
+  playAcrossSwitch,
   untilActive,
 } from "./failover-checks.js";
 
@@ -28,14 +30,21 @@ let origin: SwitchableDashOrigin;
 let gw: GatewayProcess;
 let admin: string;
 const scratch = tempDir("svc-dash-failover-");
+/** The hls.js page's server (its origin is allowed by the gateway's CORS). */
+let page: Awaited<ReturnType<typeof startHlsJsPage>>;
 
 before(async () => {
   origin = await startSwitchableDashOrigin({ kid: KID, key: KEY });
+  page = await startHlsJsPage();
   gw = await startGateway(
     "full",
     {
       auth: authSection(),
-      security: { allowed_hosts: ["127.0.0.1"], play_require_auth: false },
+      security: {
+        allowed_hosts: ["127.0.0.1"],
+        play_require_auth: false,
+        cors_origins: [page.origin],
+      },
       media: { failback_sec: 6 },
       extensions: { ts_output: true },
       channels: [
@@ -75,6 +84,7 @@ before(async () => {
 after(async () => {
   await gw?.stop();
   await origin?.stop();
+  await page?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -204,5 +214,23 @@ describe("failover of a dash channel with two fallback sources (full binary, Cle
     assert.equal(s.failovers, 0);
     assert.equal(s.active_source, 0);
     assert.equal(origin.mpdRequests("l"), 0, "the fallback is not tried");
+  });
+
+  it("keeps hls.js in Chromium playing across a switch: 25 s of playback, no fatal error", {
+    skip: existsSync(CHROMIUM) ? false : "chromium is not installed",
+  }, async () => {
+    // Now on source 2 (c) since the slate, a frozen and b failing. Once hls.js plays, a
+    // comes back as c fails (together, so no failback moves the channel first): c → a.
+    await playAcrossSwitch({
+      pageOrigin: page.origin,
+      url: play(),
+      session,
+      switchSources: () => {
+        origin.set("a", "live");
+        origin.set("c", 404);
+        return untilActive(session, 0, "the switch from c to a");
+      },
+      activeAfter: 0,
+    });
   });
 });

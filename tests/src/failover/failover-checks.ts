@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { launchChromium, playFor } from "../harness/hlsjs-page.js";
 import { requestJson } from "../harness/http-client.js";
 import { uriLines } from "../harness/media-probe.js";
 import { until } from "../harness/until.js";
@@ -75,4 +76,33 @@ export async function newestPicture(url: string, scratch: string): Promise<strin
   );
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.trim().split("\n")[0] ?? "";
+}
+
+/**
+ * hls.js in headless Chromium (the page at `pageOrigin`, allowed by the gateway's CORS)
+ * plays `url` for 25 s without a fatal error while `switchSources` makes the channel
+ * switch (it runs once playback has started and resolves once the switch is seen); then
+ * `/v1/status` counts more failovers than before it and names `activeAfter` active.
+ */
+export async function playAcrossSwitch(o: {
+  readonly pageOrigin: string;
+  readonly url: string;
+  readonly session: () => Promise<FailoverSession>;
+  readonly switchSources: () => Promise<unknown>;
+  readonly activeAfter: number;
+}): Promise<void> {
+  const browser = await launchChromium();
+  try {
+    const tab = await browser.newPage();
+    let before = 0;
+    await playFor(tab, o.pageOrigin, o.url, 25, async () => {
+      before = (await o.session()).failovers;
+      await o.switchSources();
+    });
+    const s = await o.session();
+    assert.ok(s.failovers > before, `${before} → ${s.failovers}`);
+    assert.equal(s.active_source, o.activeAfter);
+  } finally {
+    await browser.close();
+  }
 }

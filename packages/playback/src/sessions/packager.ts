@@ -58,7 +58,11 @@ export interface PackagerContext {
    * An `hls` channel with fallback sources (TS engine): its sources are HLS playlists, read
    * segment by segment (`sessions/ts/hls-ts-relay.ts`) instead of one TS connection.
    */
-  readonly hlsSources?: { readonly preferHeight: number | null };
+  readonly hlsSources?: {
+    readonly preferHeight: number | null;
+    /** The channel's `preferred_audio_languages` (a source's separate audio rendition). */
+    readonly audioLanguages?: readonly string[];
+  };
   /**
    * A `dash` channel with fallback sources (TS engine): its sources are DASH MPDs, read by
    * the native DASH packager and remuxed to MPEG-TS (`sessions/ts/dash-ts-relay.ts`).

@@ -229,7 +229,12 @@ export class RuntimeSession {
       ...(packagingOf(this.channel) === "ts" ? { continuity: this.continuity } : {}),
       // An `hls` channel with fallback sources: the TS engine reads its sources' playlists.
       ...(this.channel.ingress === "hls"
-        ? { hlsSources: { preferHeight: this.channel.prefer_height } }
+        ? {
+            hlsSources: {
+              preferHeight: this.channel.prefer_height,
+              audioLanguages: this.channel.preferred_audio_languages,
+            },
+          }
         : {}),
       // A `dash` channel with fallback sources: the TS engine reads its sources' MPDs.
       ...(this.channel.ingress === "dash" && packagingOf(this.channel) === "ts"

@@ -260,7 +260,7 @@ export class TsPackager implements Packager {
     if (this.o.dashSources !== undefined && this.o.openDashSource !== undefined)
       return this.mpdConnectionTo(this.o.openDashSource, url, headers, signal);
     if (this.o.hlsSources !== undefined)
-      return this.playlistConnectionTo(url, headers, this.o.hlsSources.preferHeight, signal);
+      return this.playlistConnectionTo(url, headers, this.o.hlsSources, signal);
     const r = await openUpstream(
       {
         egress: this.o.egress,
@@ -341,14 +341,15 @@ export class TsPackager implements Packager {
   private async playlistConnectionTo(
     url: string,
     headers: Readonly<Record<string, string>>,
-    preferHeight: number | null,
+    hls: { readonly preferHeight: number | null; readonly audioLanguages?: readonly string[] },
     signal: AbortSignal,
   ): Promise<ConnectionEnd> {
     const conn: ConnectionState = { locked: false, lastVideoMs: Date.now() };
     let end: ConnectionEnd | undefined;
     const relay: HlsTsRelay = new HlsTsRelay({
       sourceUrl: url,
-      preferHeight,
+      preferHeight: hls.preferHeight,
+      ...(hls.audioLanguages === undefined ? {} : { audioLanguages: hls.audioLanguages }),
       fetch: egressRelayFetch(
         this.o.egress,
         { channelId: this.o.channelId, headers, credentialOrigin: originOf(url), signal },

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  chooseAudioRendition,
   chooseVariant,
   isMasterPlaylist,
+  readAudioRenditions,
   readMediaPlaylist,
   readVariants,
 } from "./hls-playlist-read.js";
@@ -71,5 +73,37 @@ d.m4s
     });
     assert.equal(m.segments[3]!.key, undefined);
     assert.equal(m.segments[3]!.map, "http://o.test/x/init.mp4");
+  });
+});
+
+describe("audio renditions of a master playlist", () => {
+  const master = `#EXTM3U
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="en",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="de",LANGUAGE="de-DE",URI="a/de.m3u8"
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="muxed",NAME="main",DEFAULT=YES
+#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="aud",NAME="subs",URI="s.m3u8"
+#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360,AUDIO="aud"
+v/index.m3u8
+`;
+
+  it("reads the AUDIO group of a variant and the renditions with a URI", () => {
+    const [v] = readVariants(master, "http://o.test/live/master.m3u8");
+    assert.equal(v?.audioGroup, "aud");
+    const r = readAudioRenditions(master, "http://o.test/live/master.m3u8");
+    assert.deepEqual(
+      r.map((x) => [x.groupId, x.uri, x.language, x.isDefault]),
+      [
+        ["aud", "http://o.test/live/a/en.m3u8", "en", true],
+        ["aud", "http://o.test/live/a/de.m3u8", "de-DE", false],
+      ],
+    );
+  });
+
+  it("chooses a preferred language, else DEFAULT=YES, else the first", () => {
+    const r = readAudioRenditions(master, "http://o.test/");
+    assert.equal(chooseAudioRendition(r, "aud")?.language, "en");
+    assert.equal(chooseAudioRendition(r, "aud", ["fr", "DE"])?.language, "de-DE");
+    assert.equal(chooseAudioRendition(r.slice(1), "aud")?.language, "de-DE");
+    assert.equal(chooseAudioRendition(r, "muxed"), undefined);
   });
 });

@@ -8,6 +8,16 @@ export interface Variant {
   readonly uri: string;
   readonly bandwidth: number;
   readonly height?: number;
+  /** `AUDIO=`: the GROUP-ID of the audio renditions that go with it. */
+  readonly audioGroup?: string;
+}
+
+/** An `#EXT-X-MEDIA:TYPE=AUDIO` rendition with its own playlist (4.4.6.1). */
+export interface AudioRendition {
+  readonly groupId: string;
+  readonly uri: string;
+  readonly language?: string;
+  readonly isDefault: boolean;
 }
 
 export interface MediaSegment {
@@ -60,10 +70,12 @@ export function readVariants(text: string, baseUrl: string): Variant[] {
     if (line.startsWith("#EXT-X-STREAM-INF:")) pending = attributes(line.slice(18));
     else if (!line.startsWith("#") && pending) {
       const resolution = /^(\d+)x(\d+)$/.exec(pending.get("RESOLUTION") ?? "");
+      const audioGroup = pending.get("AUDIO");
       out.push({
         uri: new URL(line, baseUrl).href,
         bandwidth: Number(pending.get("BANDWIDTH") ?? 0) || 0,
         ...(resolution ? { height: Number(resolution[2]) } : {}),
+        ...(audioGroup === undefined ? {} : { audioGroup }),
       });
       pending = undefined;
     }
@@ -95,6 +107,50 @@ export function chooseVariant(
       best = v;
   }
   return best;
+}
+
+/**
+ * The audio renditions of a master playlist that have a URI (a rendition without one is
+ * carried in the variant's own segments, 4.4.6.2.1).
+ */
+export function readAudioRenditions(text: string, baseUrl: string): AudioRendition[] {
+  const out: AudioRendition[] = [];
+  for (const line of lines(text)) {
+    if (!line.startsWith("#EXT-X-MEDIA:")) continue;
+    const a = attributes(line.slice(13));
+    const uri = a.get("URI");
+    const groupId = a.get("GROUP-ID");
+    if (a.get("TYPE") !== "AUDIO" || uri === undefined || groupId === undefined) continue;
+    const language = a.get("LANGUAGE");
+    out.push({
+      groupId,
+      uri: new URL(uri, baseUrl).href,
+      isDefault: a.get("DEFAULT") === "YES",
+      ...(language === undefined ? {} : { language }),
+    });
+  }
+  return out;
+}
+
+/**
+ * The audio rendition of `group` to follow beside the video: the first one in `languages`
+ * order whose LANGUAGE matches (its primary subtag, case-insensitive), else the
+ * DEFAULT=YES one, else the first of the group.
+ */
+export function chooseAudioRendition(
+  renditions: readonly AudioRendition[],
+  group: string,
+  languages: readonly string[] = [],
+): AudioRendition | undefined {
+  const ofGroup = renditions.filter((r) => r.groupId === group);
+  const primary = (tag: string) => tag.toLowerCase().split("-")[0];
+  for (const want of languages) {
+    const hit = ofGroup.find(
+      (r) => r.language !== undefined && primary(r.language) === primary(want),
+    );
+    if (hit) return hit;
+  }
+  return ofGroup.find((r) => r.isDefault) ?? ofGroup[0];
 }
 
 /** The segments of a media playlist with their media sequence numbers (4.4.3.2). */

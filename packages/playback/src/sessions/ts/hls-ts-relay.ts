@@ -1,15 +1,17 @@
-import { createDecipheriv } from "node:crypto";
 import type { RelayFetch } from "../../hls/egress-fetch.js";
 import { openSourcePlaylist } from "../../hls/source-playlist.js";
-import { Fmp4SegmentRemuxer } from "../../ts/fmp4-segment-remuxer.js";
+import { AudioMerger } from "../../ts/audio-merge.js";
 import { type MediaSegment, readMediaPlaylist } from "../../ts/hls-playlist-read.js";
-import { PACKET_SIZE, SYNC_BYTE } from "../../ts/ts-packet.js";
 import { type FailoverReason, reasonOfFetchFailure } from "../failover/failover-reason.js";
+import { HlsAudioRendition } from "./hls-audio-rendition.js";
+import { HlsSegmentReader } from "./hls-segment-reader.js";
 import { TsFanout } from "./ts-fanout.js";
 
 export interface HlsTsRelayOptions {
   readonly sourceUrl: string;
   readonly preferHeight: number | null;
+  /** The channel's `preferred_audio_languages`: which audio rendition of the variant to mux in. */
+  readonly audioLanguages?: readonly string[];
   readonly fetch: RelayFetch;
   readonly maxPlaylistBytes: number;
   readonly maxQueuedBytes: number;
@@ -36,10 +38,6 @@ export interface RelayEnd {
   readonly reason: FailoverReason;
 }
 
-/** A media segment larger than this is refused (a live segment is seconds of media). */
-const MAX_SEGMENT_BYTES = 64 << 20;
-/** An init section larger than this is refused. */
-const MAX_INIT_BYTES = 1 << 20;
 /** Segments fetched ahead of the one being sent. */
 const AHEAD = 2;
 /** Slices a segment is sent in, spread over most of its duration. */
@@ -59,7 +57,10 @@ interface Fetched {
  * counters rewritten once for every viewer, `discontinuity_indicator` at
  * `#EXT-X-DISCONTINUITY` and at a gap, slow readers dropped). It starts at the newest segment; a new viewer starts at the start
  * of the segment being sent. AES-128 segments are decrypted (RFC 8216bis 5.2); fMP4 (CMAF)
- * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused.
+ * segments are remuxed natively ({@link Fmp4SegmentRemuxer}); SAMPLE-AES is refused. When
+ * the variant's audio is a separate rendition (`AUDIO=` group with a URI), that rendition
+ * is followed too ({@link HlsAudioRendition}) and muxed into the video's program
+ * ({@link AudioMerger}): one MPEG-TS program with video and audio.
  */
 export class HlsTsRelay {
   readonly fanout: TsFanout;
@@ -74,10 +75,7 @@ export class HlsTsRelay {
   private readonly queue: Fetched[] = [];
   private wake: (() => void) | undefined;
   private idleSince = Date.now();
-  private readonly keys = new Map<string, Buffer>();
-  private remuxer: { map: string; remuxer: Fmp4SegmentRemuxer } | undefined;
-  /** Segments fetched (one upstream request each), for `/v1/status`-style counters. */
-  segmentsFetched = 0;
+  private readonly segments: HlsSegmentReader;
 
   constructor(private readonly o: HlsTsRelayOptions) {
     this.ready = new Promise((resolve) => {
@@ -86,6 +84,7 @@ export class HlsTsRelay {
     this.ended = new Promise((resolve) => {
       this.end = resolve;
     });
+    this.segments = new HlsSegmentReader(o.fetch, (why) => this.fail(why, "not_media"));
     this.fanout = new TsFanout({
       joinPoint: () => this.joinPoint(),
       maxQueuedBytes: o.maxQueuedBytes,
@@ -104,6 +103,11 @@ export class HlsTsRelay {
     if (!current) return undefined;
     const pat = current.findIndex((p) => p[1]! === 0x40 && p[2]! === 0);
     return pat < 0 ? undefined : pat === 0 ? current : current.slice(pat);
+  }
+
+  /** Segments fetched (one upstream request each), for `/v1/status`-style counters. */
+  get segmentsFetched(): number {
+    return this.segments.fetched;
   }
 
   get running(): boolean {
@@ -142,6 +146,7 @@ export class HlsTsRelay {
       this.o.sourceUrl,
       this.o.maxPlaylistBytes,
       this.o.preferHeight,
+      this.o.audioLanguages,
     );
     if (!first.ok) {
       if (first.failure === "fetch") return this.fail(`the source playlist: ${first.message}`);
@@ -150,6 +155,20 @@ export class HlsTsRelay {
       return this.fail("the master playlist lists no variant", "not_media");
     }
     let { text, mediaUrl } = first;
+    const audio =
+      first.audioUrl === undefined
+        ? undefined
+        : {
+            rendition: new HlsAudioRendition({
+              url: first.audioUrl,
+              fetch: this.o.fetch,
+              maxPlaylistBytes: this.o.maxPlaylistBytes,
+              segmentBytes: (s) => this.segments.bytes(s),
+            }),
+            merger: new AudioMerger(),
+            /** Seconds of video read since the first segment's start. */
+            time: 0,
+          };
     let next: number | undefined;
     let gap = false;
     let failures = 0;
@@ -184,9 +203,17 @@ export class HlsTsRelay {
           continue;
         }
         next = last.msn;
+        if (audio) {
+          const started = await audio.rendition.start(-last.durationSec);
+          if (!started.ok) return this.fail(started.why, started.reason);
+        }
       }
       const oldest = m.segments[0];
-      if (oldest && oldest.msn > next) gap = true;
+      if (oldest && oldest.msn > next) {
+        gap = true;
+        // The audio keeps to the video's clock across segments that fell out of the window.
+        if (audio) audio.time += (oldest.msn - next) * m.targetDurationSec;
+      }
       for (const s of m.segments) {
         if (s.msn < next) continue;
         if (this.stopped) return;
@@ -197,8 +224,16 @@ export class HlsTsRelay {
           );
         // Keep at most AHEAD segments fetched and not sent yet.
         while (this.queue.length >= AHEAD && !this.stopped) await this.sleep(250);
-        const packets = await this.segmentPackets(s);
+        let packets = await this.segments.packets(s);
         next = s.msn + 1;
+        if (audio) {
+          audio.time += s.durationSec;
+          const a = await audio.rendition.take(audio.time);
+          if (!a.ok && (session || (this.current === undefined && this.queue.length === 0)))
+            return this.fail(a.why, a.reason);
+          if (typeof packets !== "string")
+            packets = audio.merger.merge(packets, a.ok ? a.units : [], audio.rendition.entry);
+        }
         if (typeof packets === "string") {
           // Nothing sent yet (or a session's source): the source cannot be played, say why.
           if (session || (this.current === undefined && this.queue.length === 0))
@@ -221,64 +256,6 @@ export class HlsTsRelay {
       // RFC 8216bis 6.3.4: reload no sooner than half a target duration after a change.
       await this.sleep(Math.max(500, Math.min(5000, (m.targetDurationSec * 1000) / 2)));
     }
-  }
-
-  /** One segment's packets (decrypted, on the 188-byte grid), or why it cannot be sent. */
-  private async segmentPackets(s: MediaSegment): Promise<Buffer[] | string> {
-    const r = await this.o.fetch(s.uri, MAX_SEGMENT_BYTES);
-    this.segmentsFetched += 1;
-    if (!r.ok) return `segment ${s.msn}: ${r.message}`;
-    let bytes = r.bytes;
-    if (s.key) {
-      const key = await this.key(s.key.uri);
-      if (typeof key === "string") return key;
-      try {
-        const decipher = createDecipheriv("aes-128-cbc", key, ivOf(s));
-        bytes = Buffer.concat([decipher.update(bytes), decipher.final()]);
-      } catch {
-        return `segment ${s.msn}: AES-128 decryption failed`;
-      }
-    }
-    if (s.map !== undefined) return this.remuxed(s.map, s.msn, bytes);
-    let at = 0;
-    while (at < Math.min(bytes.length, PACKET_SIZE) && bytes[at] !== SYNC_BYTE) at++;
-    if (
-      bytes[at] !== SYNC_BYTE ||
-      (bytes.length > at + PACKET_SIZE && bytes[at + PACKET_SIZE] !== SYNC_BYTE)
-    )
-      return `segment ${s.msn} is not MPEG-TS`;
-    const packets: Buffer[] = [];
-    for (; at + PACKET_SIZE <= bytes.length; at += PACKET_SIZE)
-      if (bytes[at] === SYNC_BYTE) packets.push(bytes.subarray(at, at + PACKET_SIZE));
-    return packets;
-  }
-
-  /** A CMAF (fMP4) segment remuxed to TS, with the init section of `map` (fetched once). */
-  private async remuxed(map: string, msn: number, bytes: Buffer): Promise<Buffer[] | string> {
-    if (this.remuxer?.map !== map) {
-      const init = await this.o.fetch(map, MAX_INIT_BYTES);
-      if (!init.ok) return `the init section: ${init.message}`;
-      const r = Fmp4SegmentRemuxer.of(init.bytes);
-      if (!r.ok) {
-        this.fail(`stream.ts cannot carry this channel: ${r.error}`);
-        return r.error;
-      }
-      // A new init section is a new source for the player.
-      this.remuxer = { map, remuxer: r.value };
-    }
-    const packets = this.remuxer.remuxer.segment(bytes);
-    return packets.ok ? packets.value : `segment ${msn}: ${packets.error}`;
-  }
-
-  private async key(uri: string | undefined): Promise<Buffer | string> {
-    if (uri === undefined) return "an AES-128 key without URI";
-    const known = this.keys.get(uri);
-    if (known) return known;
-    const r = await this.o.fetch(uri, 1024);
-    if (!r.ok) return `the AES-128 key: ${r.message}`;
-    if (r.bytes.length !== 16) return "the AES-128 key is not 16 bytes";
-    this.keys.set(uri, r.bytes);
-    return r.bytes;
   }
 
   /** Sends the queued segments in order, each in slices over most of its duration. */
@@ -318,13 +295,4 @@ export class HlsTsRelay {
   private sleep(ms: number): Promise<void> {
     return new Promise((r) => setTimeout(r, ms));
   }
-}
-
-/** RFC 8216bis 5.2: the IV attribute, else the media sequence number as a 128-bit big-endian. */
-function ivOf(s: MediaSegment): Buffer {
-  const hex = s.key?.iv?.replace(/^0[xX]/, "");
-  if (hex && /^[0-9a-fA-F]{1,32}$/.test(hex)) return Buffer.from(hex.padStart(32, "0"), "hex");
-  const iv = Buffer.alloc(16);
-  iv.writeBigUInt64BE(BigInt(s.msn), 8);
-  return iv;
 }
