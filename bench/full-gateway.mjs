@@ -12,8 +12,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bcrypt = createRequire(join(root, "packages", "core", "package.json"))("bcrypt");
 
 /**
- * Starts the full gateway with `config` over the bench's server and admin user; `nodeArgs`
- * go before the binary (`--cpu-prof`). `stop()` ends it and, unless `keep`, deletes its dir.
+ * Starts the full gateway with `config` over the bench's admin user (its `server` keys added
+ * to the bench's); `nodeArgs` go before the binary (`--cpu-prof`). `stop()` ends it and, unless `keep`, deletes its dir.
  */
 export async function startFullGateway({ config = {}, nodeArgs = [], keep = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-full-"));
@@ -21,11 +21,12 @@ export async function startFullGateway({ config = {}, nodeArgs = [], keep = fals
   writeFileSync(
     join(dir, "gateway.yaml"),
     JSON.stringify({
-      server: { listen: "127.0.0.1:0", data_dir: join(dir, "data") },
       auth: {
         users: [{ username: "admin", password_hash: bcrypt.hashSync(password, 4), role: "admin" }],
       },
       ...config,
+      // `config.server` adds to the bench's own (`workers`), never drops its data dir.
+      server: { listen: "127.0.0.1:0", data_dir: join(dir, "data"), ...config.server },
     }),
   );
   const proc = spawn(
