@@ -135,7 +135,13 @@ export async function composeFull(
     // Workers: a committed write is told to the other workers through the primary.
     ...(worker === undefined
       ? {}
-      : { workerPush: { written: (r) => worker.push(r), usage: () => worker.push(USAGE_FLUSH) } }),
+      : {
+          workerPush: {
+            written: (r) => worker.push(r),
+            usage: () => worker.push(USAGE_FLUSH),
+            exclusiveWrite: (task) => worker.exclusiveWrite(task),
+          },
+        }),
   });
   const storage = state.storage;
   // Another worker's write: caught up before the primary tells the writer it may answer,

@@ -6,10 +6,15 @@ import { after, before, describe, it } from "node:test";
 import { sqliteChannelLeases } from "@svc/admin-api/storage/channel-leases/sqlite";
 import { dialectOf } from "@svc/admin-api/storage/dialect/dialect";
 import type { MirroredResource } from "@svc/admin-api/storage/kernel/change-feed";
+import { createSerialLock } from "@svc/admin-api/storage/kernel/serial-lock";
 import { createSqliteRateLimiter } from "@svc/admin-api/storage/login-windows/sqlite";
+import { createRepositories } from "@svc/admin-api/storage/repositories";
 import { type SqliteStorage, workerSqliteStorage } from "@svc/admin-api/storage/storage";
 import { createSqliteViewerSeatStore } from "@svc/admin-api/storage/viewer-seats/sqlite";
 import { createRateLimiter } from "@svc/core/auth";
+import { storedChannel } from "@svc/test-kits/channel";
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The storage half of `server.workers` (docs/cluster.md "Workers"): two storages opened on
@@ -25,16 +30,20 @@ describe("workers: one SQLite file shared by two storages", () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "svc-workers-storage-"));
     let peer: SqliteStorage | undefined;
+    // The workers' write lock as the primary grants it: one holder at a time, in order.
+    const workersLock = createSerialLock();
     a = await workerSqliteStorage(dir, {
       written: (resource) => {
         toldB.push(resource);
         peer?.notified?.();
       },
       usage: async () => {},
+      exclusiveWrite: workersLock,
     });
     b = await workerSqliteStorage(dir, {
       written: () => a.notified?.(),
       usage: async () => {},
+      exclusiveWrite: workersLock,
     });
     peer = b;
   });
@@ -73,6 +82,34 @@ describe("workers: one SQLite file shared by two storages", () => {
       (n) => n > 0,
     );
     assert.equal(toldB.length, before);
+  });
+
+  it("a write of one waits for the other's long channel commit as a promise: the loop turns on", async () => {
+    const put = Array.from({ length: 6_000 }, (_, i) =>
+      storedChannel(`w${String(i).padStart(5, "0")}`, { sort_order: i }),
+    );
+    const commit = createRepositories(a).channels.commit({ put });
+    await nextTurn();
+    // b's settings write meets the workers' lock, held by a's commit (its writer thread holds
+    // SQLite's): it waits without stopping this event loop, and goes in after the COMMIT.
+    let channelsSeen = -1;
+    const write = dialectOf(b).write("settings", async () => {
+      const row = b.sqlite.$client.prepare("SELECT count(*) AS n FROM channels").get();
+      channelsSeen = (row as { n: number }).n;
+    });
+    let settled = false;
+    write.finally(() => {
+      settled = true;
+    });
+    let turns = 0;
+    while (!settled) {
+      await nextTurn();
+      turns += 1;
+    }
+    await Promise.all([commit, write]);
+    assert.equal(channelsSeen, 6_000, "the write ran after the commit, not inside it");
+    assert.ok(turns >= 3, `the loop turned ${turns} times while the write waited`);
+    assert.equal((await createRepositories(b).channels.loadAll()).length, 6_000);
   });
 
   it("packaging leases: one owner, renewal of own generation, release and takeover", async () => {

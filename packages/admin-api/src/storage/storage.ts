@@ -2,6 +2,7 @@ import type { GatewayConfig } from "@svc/core/config";
 import type { Logger } from "@svc/core/log";
 import { openStateDatabase, type StateDatabase } from "../db/client.js";
 import { closeChannelWriteThread } from "./channels/channel-write-thread.js";
+import { gateWrites } from "./dialect/dialect.js";
 import { type MirroredResource, NO_CHANGE_FEED } from "./kernel/change-feed.js";
 import type { SqliteStorage, Storage } from "./kernel/storage-types.js";
 import { createVersionFeed } from "./postgres/change-feed.js";
@@ -23,6 +24,8 @@ export interface WorkerPush {
   written(resource: MirroredResource): Promise<void> | void;
   /** Has every other worker write its queued usage records (audit, access log); resolves after. */
   usage(): Promise<void>;
+  /** Runs `task` holding the workers' one write lock (every write to the file takes it). */
+  exclusiveWrite<T>(task: () => Promise<T>): Promise<T>;
 }
 
 /** Opens the embedded SQLite state database of `data_dir`, migrations applied. */
@@ -53,6 +56,8 @@ export async function workerSqliteStorage(
   log?: Logger,
 ): Promise<SqliteStorage> {
   const state: StateDatabase = openStateDatabase(dataDir);
+  // One writer among the workers at a time, waited for as a promise (connectionLock).
+  gateWrites(state.db.$client, (task) => push.exclusiveWrite(task));
   const read = state.db.$client.prepare("SELECT resource, version FROM state_versions");
   const feed = createVersionFeed(
     async () =>

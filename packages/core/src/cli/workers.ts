@@ -24,7 +24,11 @@ type WorkerMessage =
   /** A worker caught up on a push (to the primary, naming the writer's `from` and `seq`). */
   | { readonly svc: "state-done"; readonly seq: number; readonly from: number }
   /** Every other worker caught up (primary to the writer). */
-  | { readonly svc: "state-ack"; readonly seq: number };
+  | { readonly svc: "state-ack"; readonly seq: number }
+  /** The workers' write lock: asked for, granted (primary to the worker), given back. */
+  | { readonly svc: "lock"; readonly id: number }
+  | { readonly svc: "lock-granted"; readonly id: number }
+  | { readonly svc: "unlock"; readonly id: number };
 
 function isWorkerMessage(m: unknown): m is WorkerMessage {
   return typeof m === "object" && m !== null && typeof (m as { svc?: unknown }).svc === "string";
@@ -43,6 +47,13 @@ export interface WorkerLink {
   push(resource: string): Promise<void>;
   /** Runs `handler` when another worker pushed a change; its end is reported back. */
   onPush(handler: (resource: string) => Promise<void>): void;
+  /**
+   * Runs `task` holding the workers' one write lock (granted by the primary in the order
+   * asked; given back when `task` settles, or by the primary when this worker dies). Every
+   * write of a worker to the shared SQLite file runs under it, so no worker meets another's
+   * write lock in SQLite, where better-sqlite3 would wait with the event loop stopped.
+   */
+  exclusiveWrite<T>(task: () => Promise<T>): Promise<T>;
 }
 
 /** This process's link when it is a worker the primary forked, else undefined. */
@@ -54,9 +65,13 @@ export function workerLink(): WorkerLink | undefined {
     if (process.connected) process.send?.(m, undefined, undefined, () => {});
   };
   const waiting = new Map<number, () => void>();
+  const granted = new Map<number, () => void>();
   let seq = 0;
+  let lockSeq = 0;
   process.on("message", (m: unknown) => {
-    if (isWorkerMessage(m) && m.svc === "state-ack") waiting.get(m.seq)?.();
+    if (!isWorkerMessage(m)) return;
+    if (m.svc === "state-ack") waiting.get(m.seq)?.();
+    else if (m.svc === "lock-granted") granted.get(m.id)?.();
   });
   return {
     index,
@@ -75,6 +90,20 @@ export function workerLink(): WorkerLink | undefined {
         waiting.set(mine, done);
         send({ svc: "state", resource, seq: mine });
       }),
+    async exclusiveWrite(task) {
+      lockSeq += 1;
+      const id = lockSeq;
+      await new Promise<void>((resolve) => {
+        granted.set(id, resolve);
+        send({ svc: "lock", id });
+      });
+      granted.delete(id);
+      try {
+        return await task();
+      } finally {
+        send({ svc: "unlock", id });
+      }
+    },
     onPush(handler) {
       process.on("message", (m: unknown) => {
         if (!isWorkerMessage(m) || m.svc !== "state" || m.from === undefined) return;
@@ -156,11 +185,42 @@ export function runPrimary(options: { count: number; log: Logger }): void {
     pushes.get(key)?.left.delete(worker.id);
     settle(key);
   };
-  /** A worker gone: nobody waits for it any more. */
+  /**
+   * The workers' write lock ({@link WorkerLink.exclusiveWrite}): its holder and the
+   * workers waiting for it, in the order they asked.
+   */
+  let holder: { readonly worker: Worker; readonly id: number } | undefined;
+  const lockQueue: { readonly worker: Worker; readonly id: number }[] = [];
+  const grantNext = () => {
+    while (holder === undefined && lockQueue.length > 0) {
+      const next = lockQueue.shift()!;
+      if (!next.worker.isConnected()) continue;
+      holder = next;
+      next.worker.send({ svc: "lock-granted", id: next.id }, undefined, () => {});
+    }
+  };
+  const lock = (worker: Worker, id: number) => {
+    lockQueue.push({ worker, id });
+    grantNext();
+  };
+  const unlock = (worker: Worker, id: number) => {
+    if (holder?.worker !== worker || holder.id !== id) return;
+    holder = undefined;
+    grantNext();
+  };
+
+  /** A worker gone: nobody waits for it any more, and what it held or asked for is let go. */
   const forget = (worker: Worker) => {
     for (const [key, p] of pushes) {
       p.left.delete(worker.id);
       settle(key);
+    }
+    for (let i = lockQueue.length - 1; i >= 0; i--)
+      if (lockQueue[i]?.worker === worker) lockQueue.splice(i, 1);
+    if (holder?.worker === worker) {
+      // Its SQLite connection closed with the process: an open transaction rolled back.
+      holder = undefined;
+      grantNext();
     }
   };
 
@@ -174,6 +234,8 @@ export function runPrimary(options: { count: number; log: Logger }): void {
       if (m.svc === "state") relay(worker, m.resource, m.seq);
       else if (m.svc === "state-done") caughtUp(worker, m.from, m.seq);
       else if (m.svc === "listening") listened(slot, m.urls);
+      else if (m.svc === "lock") lock(worker, m.id);
+      else if (m.svc === "unlock") unlock(worker, m.id);
     });
     worker.on("exit", (code, signal) => exited(slot, worker, code, signal));
   };

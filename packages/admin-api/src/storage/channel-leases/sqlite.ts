@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import { connectionLock } from "../dialect/dialect.js";
 import type { ChannelLease, ChannelLeaseRepository, LeaseView } from "./repository.js";
 
 /**
@@ -130,28 +131,34 @@ export function sqliteChannelLeases(client: Database): ChannelLeaseRepository {
     },
     ttlLeftMs: r.expires_at - now,
   });
+  // Writes under the workers' write lock (connectionLock): never waits on SQLite's with the
+  // loop stopped. The clock is read once the lock is held.
+  const exclusive = connectionLock(client);
   return {
-    async acquire(channelId, holder, ttlMs) {
-      const now = Date.now();
-      const params = { channel: channelId, owner: holder.id, url: holder.url, now, ttl: ttlMs };
-      const mine = acquire.get(params);
-      if (mine !== undefined) return { kind: "acquired", ...view(mine, now) };
-      const cur = current.get(channelId);
-      if (cur !== undefined && cur.expires_at > now) return { kind: "held", ...view(cur, now) };
-      // Released or expired between the two statements: one more try decides.
-      const again = acquire.get({ ...params, now: Date.now() });
-      if (again !== undefined) return { kind: "acquired", ...view(again, Date.now()) };
-      const held = current.get(channelId);
-      if (held !== undefined) return { kind: "held", ...view(held, Date.now()) };
-      throw new Error(`channel lease of ${channelId}: no decision after two attempts`);
-    },
+    acquire: (channelId, holder, ttlMs) =>
+      exclusive(async () => {
+        const now = Date.now();
+        const params = { channel: channelId, owner: holder.id, url: holder.url, now, ttl: ttlMs };
+        const mine = acquire.get(params);
+        if (mine !== undefined) return { kind: "acquired", ...view(mine, now) } as const;
+        const cur = current.get(channelId);
+        if (cur !== undefined && cur.expires_at > now)
+          return { kind: "held", ...view(cur, now) } as const;
+        // Released or expired between the two statements: one more try decides.
+        const again = acquire.get({ ...params, now: Date.now() });
+        if (again !== undefined) return { kind: "acquired", ...view(again, Date.now()) } as const;
+        const held = current.get(channelId);
+        if (held !== undefined) return { kind: "held", ...view(held, Date.now()) } as const;
+        throw new Error(`channel lease of ${channelId}: no decision after two attempts`);
+      }),
     async renew(holder, asked, ttlMs) {
       if (asked.length === 0) return [];
-      return renewAll.immediate(holder.id, asked, ttlMs);
+      return exclusive(async () => renewAll.immediate(holder.id, asked, ttlMs));
     },
-    async release(holder, channelId, generation) {
-      release.run(channelId, holder.id, generation);
-    },
+    release: (holder, channelId, generation) =>
+      exclusive(async () => {
+        release.run(channelId, holder.id, generation);
+      }),
     async current(channelId) {
       const now = Date.now();
       const row = current.get(channelId);

@@ -7,16 +7,16 @@ import { channelFromRow, rowFromChannel } from "./stored-channel.js";
 /**
  * The channel catalog. Every write transaction bumps the `channels` version on PostgreSQL,
  * so the other instances reload their mirror. A read is one statement. On SQLite it runs
- * under the connection's lock, never inside another transaction of this connection that
+ * under the connection's own lock, never inside another transaction of this connection that
  * is between its awaits (it would see that one's uncommitted rows), and takes no write lock
- * (workers reload without waiting for each other); a channel commit in progress is on its
+ * (workers reload without waiting for each other's writes); a channel commit in progress is on its
  * writer thread, so the read sees the catalog as it was until that commit ends.
  */
 export function channelRepository(d: Dialect): ChannelRepository {
   const { channels, stateMarkers } = d.tables;
   const readAll = async () => (await d.db.select().from(channels)).map(channelFromRow);
   return {
-    loadAll: d.kind === "sqlite" ? () => d.exclusive(readAll) : readAll,
+    loadAll: d.kind === "sqlite" ? () => d.readExclusive(readAll) : readAll,
     commit:
       d.kind === "postgres"
         ? postgresChannelCommit(d.pg)

@@ -59,8 +59,10 @@ interface DialectBase {
 export interface SqliteDialect extends DialectBase {
   readonly kind: "sqlite";
   readonly sqlite: StateDb;
-  /** The connection's lock ({@link connectionLock}): every write of the process takes it. */
+  /** The write lock ({@link connectionLock}): every write of the process takes it. */
   readonly exclusive: SerialLock;
+  /** The connection's own lock, for a read that must not run inside another's transaction. */
+  readonly readExclusive: SerialLock;
   /** Workers share the file: `write` bumps `state_versions` (see {@link sqliteDialect}). */
   readonly versioned: boolean;
 }
@@ -92,20 +94,44 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 const locks = new WeakMap<object, SerialLock>();
+const gates = new WeakMap<object, SerialLock>();
 
 /**
- * One lock per better-sqlite3 connection, whoever builds repositories over it. Every write of
- * this process takes it: the channel commit holds SQLite's write lock on its writer thread
- * (`channels/sqlite-commit.ts`), and a write of this connection that met it would wait with
- * the event loop stopped.
+ * The connection's own lock: one task at a time on this better-sqlite3 connection, so none
+ * runs inside another's transaction between its awaits. Reads take it alone
+ * ({@link connectionLock} for writes).
  */
-export function connectionLock(client: object): SerialLock {
+export function connectionReadLock(client: object): SerialLock {
   let lock = locks.get(client);
   if (lock === undefined) {
     lock = createSerialLock();
     locks.set(client, lock);
   }
   return lock;
+}
+
+/**
+ * The lock every write of this process to the SQLite file takes: the connection's own lock
+ * and, in a worker (`server.workers` > 1), the workers' write lock before it
+ * ({@link gateWrites}). The channel commit holds SQLite's write lock on its writer thread
+ * (`channels/sqlite-commit.ts`) and another worker's may hold it in its process: a write that
+ * met it in SQLite would wait with the event loop stopped (better-sqlite3 is synchronous);
+ * under this lock it waits as a promise.
+ */
+export function connectionLock(client: object): SerialLock {
+  const local = connectionReadLock(client);
+  return (task) => {
+    const gate = gates.get(client);
+    return gate === undefined ? local(task) : gate(() => local(task));
+  };
+}
+
+/**
+ * Makes every write of this connection ({@link connectionLock}) first take `gate`: the
+ * workers' write lock, held by one worker at a time (`WorkerLink.exclusiveWrite`).
+ */
+export function gateWrites(client: object, gate: SerialLock): void {
+  gates.set(client, gate);
 }
 
 /** SQLite's bump of a resource's version, in the write's transaction (workers only). */
@@ -121,6 +147,7 @@ const BUMP_SQLITE = `INSERT INTO state_versions (resource, version) VALUES (?, 1
 export function sqliteDialect(sqlite: StateDb, shared?: SharedSqlite): SqliteDialect {
   const client = sqlite.$client;
   const exclusive = connectionLock(client);
+  const readExclusive = connectionReadLock(client);
   const begin = client.prepare("BEGIN IMMEDIATE");
   const commit = client.prepare("COMMIT");
   const rollback = client.prepare("ROLLBACK");
@@ -141,6 +168,7 @@ export function sqliteDialect(sqlite: StateDb, shared?: SharedSqlite): SqliteDia
     kind: "sqlite",
     sqlite,
     exclusive,
+    readExclusive,
     versioned: shared !== undefined,
     db,
     tables: sqliteTables as unknown as Tables,

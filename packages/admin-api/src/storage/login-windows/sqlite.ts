@@ -1,5 +1,6 @@
 import { RATE_WINDOW_MS, type RateLimiter } from "@svc/core/auth";
 import type { Database } from "better-sqlite3";
+import { connectionLock } from "../dialect/dialect.js";
 import type { PgRateLimiterOptions } from "./postgres.js";
 
 /** Window starts remembered for `Retry-After`; past this many the oldest goes. */
@@ -31,16 +32,20 @@ export function createSqliteRateLimiter(
   const purge = client.prepare<[number]>("DELETE FROM login_windows WHERE window_start <= ?");
   const starts = new Map<string, number>();
   let lastSweep = 0;
+  // Under the workers' write lock (connectionLock): never waits on SQLite's with the loop stopped.
+  const exclusive = connectionLock(client);
   return {
     async take(key, now = Date.now()) {
       const here = local.take(key, now);
       let row: { window_start: number; count: number } | undefined;
       try {
-        if (now - lastSweep >= RATE_WINDOW_MS) {
-          lastSweep = now;
-          purge.run(now - RATE_WINDOW_MS);
-        }
-        row = count.get({ key, now, stale: now - RATE_WINDOW_MS });
+        row = await exclusive(async () => {
+          if (now - lastSweep >= RATE_WINDOW_MS) {
+            lastSweep = now;
+            purge.run(now - RATE_WINDOW_MS);
+          }
+          return count.get({ key, now, stale: now - RATE_WINDOW_MS });
+        });
       } catch (err) {
         onError(err);
       }

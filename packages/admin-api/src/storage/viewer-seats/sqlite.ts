@@ -1,5 +1,6 @@
 import type { ViewerSeat, ViewerSeatStore } from "@svc/playback/play";
 import type { Database } from "better-sqlite3";
+import { connectionLock } from "../dialect/dialect.js";
 
 /**
  * The `viewer_seats` table of the SQLite file as the playback package's
@@ -43,12 +44,16 @@ export function createSqliteViewerSeatStore(
       if (renewOne.run(s.expiresAt, name, s.channelId, s.leaseId, now).changes === 0) lost.push(s);
     return lost;
   });
+  // Under the workers' write lock (connectionLock): never waits on SQLite's with the loop stopped.
+  const exclusive = connectionLock(client);
   return {
-    claim: async (seat, max, now) => claim.immediate(seat, max, now),
-    renew: async (seats, now) => (seats.length === 0 ? [] : renew.immediate(seats, now)),
-    release: async (seat) => {
-      remove.run(seat.channelId, seat.leaseId);
-    },
-    sweep: async (now) => sweep.run(now).changes,
+    claim: (seat, max, now) => exclusive(async () => claim.immediate(seat, max, now)),
+    renew: async (seats, now) =>
+      seats.length === 0 ? [] : exclusive(async () => renew.immediate(seats, now)),
+    release: (seat) =>
+      exclusive(async () => {
+        remove.run(seat.channelId, seat.leaseId);
+      }),
+    sweep: (now) => exclusive(async () => sweep.run(now).changes),
   };
 }
