@@ -130,7 +130,9 @@ describe("workers: server.workers 2 on one port and one SQLite file", { skip: SK
     const seen = await until(
       "the request lines of both workers",
       () => {
+        // Every request's line written (a worker's log may trail its answer), then whose.
         const by = workersByRequest(gw.stdout());
+        if (!ids.every((id) => by.has(id))) return undefined;
         const workers = new Set(ids.map((id) => by.get(id)));
         return workers.has(1) && workers.has(2) ? workers : undefined;
       },
