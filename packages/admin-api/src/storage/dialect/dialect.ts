@@ -151,6 +151,8 @@ export function sqliteDialect(sqlite: StateDb, shared?: SharedSqlite): SqliteDia
   const begin = client.prepare("BEGIN IMMEDIATE");
   const commit = client.prepare("COMMIT");
   const rollback = client.prepare("ROLLBACK");
+  // Workers only (the table is written only then): prepared once, not per write.
+  const bump = shared === undefined ? undefined : client.prepare(BUMP_SQLITE);
   const db = sqlite as unknown as Db;
   const transaction = <T>(work: (tx: Db) => Promise<T>) =>
     exclusive(async () => {
@@ -182,7 +184,7 @@ export function sqliteDialect(sqlite: StateDb, shared?: SharedSqlite): SqliteDia
             const result = await transaction(async (tx) => {
               const r = await work(tx);
               if (changed(r)) {
-                client.prepare(BUMP_SQLITE).run(resource);
+                bump?.run(resource);
                 bumped = true;
               }
               return r;
