@@ -369,12 +369,18 @@ async function phase(n, loop, idle) {
     for (const s of sets) await waitUntilPublishing(s);
     // The viewers start with the warm-up: the window measures a channel that is played,
     // not the first seconds of its viewer (new connections, the serving code compiled).
+    // One player per channel, each from a loopback address of its own (127.0.1.1, …): the
+    // gateway's parking limit is per client address (`ll-hls-viewer.mjs`).
     const viewers = [];
+    let player = 0;
     if (VIEWER)
       for (const s of sets)
-        for (const c of s.channels)
+        for (const c of s.channels) {
+          player += 1;
+          const localAddress = `127.0.${1 + Math.floor(player / 250)}.${1 + (player % 250)}`;
           for (const url of (await channelPlaylists(s.gw, c.id)).slice(0, 2))
-            viewers.push(followLlHls(url));
+            viewers.push(followLlHls(url, { localAddress }));
+        }
     await sleep(WARMUP * 1000);
     // Lateness is counted in the window only.
     for (const v of viewers) v.stats.maxLateMs = 0;
@@ -384,6 +390,11 @@ async function phase(n, loop, idle) {
     const after = snapshot(sets, idle);
     await Promise.all(viewers.map((v) => v.stop()));
     if (VIEWER) {
+      const kinds = {};
+      for (const v of viewers)
+        for (const [k, n] of Object.entries(v.errorKinds)) kinds[k] = (kinds[k] ?? 0) + n;
+      if (Object.keys(kinds).length > 0)
+        process.stdout.write(`viewer errors by kind (whole run): ${JSON.stringify(kinds)}\n`);
       const inWindow = (key) =>
         viewers.reduce((n, v, i) => n + v.stats[key] - watchedBefore[i][key], 0);
       process.stdout.write(

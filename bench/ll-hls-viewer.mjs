@@ -4,9 +4,15 @@
  * part once it is listed, the way a low-latency player keeps up with the live edge.
  * Loopback only (it follows the URLs the gateway wrote).
  *
- *   const viewer = followLlHls(mediaPlaylistUrl);
+ *   const viewer = followLlHls(mediaPlaylistUrl, { localAddress: "127.0.1.7" });
  *   …
- *   const { reloads, parts, bytes, errors, late, maxLateMs } = await viewer.stop();
+ *   const { reloads, parts, bytes, errors, errorKinds, late, maxLateMs } = await viewer.stop();
+ *
+ * `localAddress` (a loopback address) is the viewer's source address: the gateway limits
+ * the requests one client address may have parked (`MAX_PARKED_PER_CLIENT`, 32; a player
+ * parks about two per rendition), so a bench with many viewers gives each player (the
+ * video and audio playlists of one channel) an address of its own, as real viewers have.
+ * `errorKinds` counts the errors by kind: `status <code>` or the failure's message.
  *
  * Lateness: a part is listed when the gateway published it, and the viewer waits on each
  * next one. A source may deliver a segment whole at its end (the benches' origins do), so the
@@ -16,9 +22,19 @@
  * a live source. `maxLateMs` is the most that offset grew over its smallest value; `late`
  * counts segments whose last part came more than `lateMs` (default 500 ms) behind the pace.
  */
-export function followLlHls(playlistUrl, { lateMs = 500 } = {}) {
+import { Agent, request } from "node:http";
+
+export function followLlHls(playlistUrl, { lateMs = 500, localAddress } = {}) {
   let stopped = false;
   const stats = { reloads: 0, parts: 0, bytes: 0, errors: 0, late: 0, maxLateMs: 0 };
+  /** @type {Record<string, number>} */
+  const errorKinds = {};
+  const fail = (kind) => {
+    stats.errors += 1;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
+  const agent = new Agent({ keepAlive: true, localAddress });
+  const fetch = (url) => get(url, agent);
   /** Media seconds of the parts seen since the first, and the smallest wall-minus-media offset. */
   let media = 0;
   let minOffset = Number.POSITIVE_INFINITY;
@@ -36,10 +52,10 @@ export function followLlHls(playlistUrl, { lateMs = 500 } = {}) {
           ? `${playlistUrl}${sep}_HLS_msn=${hint[1]}&_HLS_part=${hint[2]}`
           : playlistUrl;
         const r = await fetch(url);
-        text = await r.text();
+        text = r.body.toString("utf8");
         stats.reloads += 1;
         if (r.status !== 200) {
-          stats.errors += 1;
+          fail(`status ${r.status}`);
           await new Promise((res) => setTimeout(res, 500));
           continue;
         }
@@ -65,24 +81,39 @@ export function followLlHls(playlistUrl, { lateMs = 500 } = {}) {
           // The first playlist lists up to 3 target durations of parts: start at its newest.
           if (stats.reloads === 1) continue;
           const p = await fetch(new URL(uri, playlistUrl));
-          const body = await p.arrayBuffer();
           if (p.status === 200) {
             stats.parts += 1;
-            stats.bytes += body.byteLength;
-          } else stats.errors += 1;
+            stats.bytes += p.body.byteLength;
+          } else fail(`status ${p.status}`);
         }
-      } catch {
-        if (!stopped) stats.errors += 1;
+      } catch (e) {
+        if (!stopped) fail(e instanceof Error ? e.message : String(e));
         await new Promise((res) => setTimeout(res, 500));
       }
     }
   })();
   return {
     stats,
+    errorKinds,
     async stop() {
       stopped = true;
       await Promise.race([run, new Promise((r) => setTimeout(r, 16_000))]);
-      return stats;
+      agent.destroy();
+      return { ...stats, errorKinds };
     },
   };
+}
+
+/** One GET through `agent`, its whole body read: `{status, body}`. */
+function get(url, agent) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
 }

@@ -6,7 +6,11 @@
 // /proc over the window). Loopback only.
 //
 //   npm run build && node bench/workers-throughput.mjs [--workers 1,2] [--rounds 2]
-//     [--duration 10] [--connections 64] [--wrk-threads 1]
+//     [--duration 10] [--connections 64] [--wrk-threads 1] [--bare]
+//
+// `--bare`: in each round, after the gateway with N workers, the same phases against
+// `bare-cluster-proxy.mjs` with N workers (a bare Node proxy on node:cluster, the origin's
+// files piped through): the floor of the runtime, measured the same way.
 //
 // On a machine whose cores the load generator shares (a 2-core VM: wrk takes most of one),
 // requests/s cannot show the workers' scaling: the CPU per request can, and says what the
@@ -31,6 +35,7 @@ const ROUNDS = Number(arg("rounds", "2"));
 const DURATION = Number(arg("duration", "10"));
 const CONNECTIONS = Number(arg("connections", "64"));
 const WRK_THREADS = Number(arg("wrk-threads", "1"));
+const BARE = process.argv.includes("--bare");
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -142,11 +147,58 @@ try {
       } finally {
         await gw.stop();
       }
+      if (BARE && workers !== "auto") await measureBare(round, Number(workers));
     }
   }
 } finally {
   nginx.kill("SIGTERM");
   rmSync(work, { recursive: true, force: true });
+}
+
+/** The same two phases against the bare node:cluster proxy with `n` workers. */
+async function measureBare(round, n) {
+  const port = await freePort();
+  const proc = spawn(
+    process.execPath,
+    [
+      new URL("./bare-cluster-proxy.mjs", import.meta.url).pathname,
+      String(port),
+      String(originPort),
+      String(n),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise((resolve) => proc.stdout.once("data", resolve));
+  try {
+    for (const [phase, path] of [
+      ["playlist", "/live.m3u8"],
+      ["segment 200 kB", "/seg100.ts"],
+    ]) {
+      const url = `http://127.0.0.1:${port}${path}`;
+      for (let i = 0; i < 200; i++) await (await fetch(url)).arrayBuffer();
+      const load = loadavg()[0];
+      const before = treeCpu(proc.pid);
+      const r = await wrk(url);
+      const cpu = treeCpu(proc.pid) - before;
+      const row = {
+        round,
+        workers: `bare ${n}`,
+        phase,
+        load,
+        rps: r.rps,
+        errors: r.errors,
+        cpuMsPer1k: (cpu * 1e6) / (r.rps * DURATION),
+        cores: cpu / DURATION,
+      };
+      rows.push(row);
+      console.log(
+        `round ${round} bare ${n} ${phase}: ${r.rps.toFixed(0)} req/s, ${row.cores.toFixed(2)} cores, ${row.cpuMsPer1k.toFixed(1)} ms CPU per 1,000 requests, non-2xx ${r.errors} (load before ${load.toFixed(2)})`,
+      );
+    }
+  } finally {
+    proc.kill("SIGTERM");
+    await new Promise((r) => proc.once("exit", r));
+  }
 }
 
 console.log(
