@@ -9,9 +9,11 @@
 // channels, so the start's garbage (YAML parse, import) is not in its heap. Growth is the
 // peak RSS during the answer (VmHWM, reset through /proc/PID/clear_refs before the request,
 // and VmRSS sampled every 10 ms) minus the RSS before it. The client reads the body as it
-// comes and keeps only its length. Memory only: RSS growth does not depend on the load of
-// the machine, wall time does (docs/benchmarks.md "Channel lists at catalog scale").
-//   node bench/catalog-lists.mjs [--channels 40000] [--root DIR] [--keep]
+// comes and keeps only its length. RSS growth does not depend on the load of the machine, wall
+// time does (docs/benchmarks.md "Channel lists at catalog scale"): each answer is also timed
+// from the request to its last byte, the measured one and `--repeat N` (default 3) more in
+// the same process; take the times on a quiet machine only.
+//   node bench/catalog-lists.mjs [--channels 40000] [--root DIR] [--repeat 3] [--keep]
 // --root DIR measures the build of another checkout (e.g. the main branch) with the same
 // bench; the answers' bytes are the same, so the figures compare.
 import { spawn } from "node:child_process";
@@ -30,6 +32,7 @@ const arg = (name, fallback) => {
 const count = Number(arg("--channels", "40000"));
 const root = resolve(arg("--root", here));
 const keep = argv.includes("--keep");
+const repeat = Number(arg("--repeat", "3"));
 const require = createRequire(join(here, "packages", "core", "package.json"));
 const bcrypt = require("bcrypt");
 const nodeFlags = JSON.parse(
@@ -107,15 +110,29 @@ async function measure(pid, request) {
   const sampler = setInterval(() => {
     peak = Math.max(peak, kib(pid, "VmRSS"));
   }, 10);
+  const first = await timed(request);
+  clearInterval(sampler);
+  peak = Math.max(peak, kib(pid, "VmHWM"), kib(pid, "VmRSS"));
+  const times = [first.ms];
+  for (let i = 0; i < repeat; i++) times.push((await timed(request)).ms);
+  return {
+    before,
+    growth: peak - before,
+    bytes: first.bytes,
+    chunked: first.chunked,
+    times,
+  };
+}
+
+/** One answer read to its end: its bytes and the milliseconds from the request to the last. */
+async function timed(request) {
+  const t0 = performance.now();
   const res = await request();
   if (res.status >= 300) throw new Error(`status ${res.status}`);
   let bytes = 0;
   for await (const chunk of res.body) bytes += chunk.length;
-  clearInterval(sampler);
-  peak = Math.max(peak, kib(pid, "VmHWM"), kib(pid, "VmRSS"));
   return {
-    before,
-    growth: peak - before,
+    ms: performance.now() - t0,
     bytes,
     chunked: res.headers.get("content-length") === null,
   };
@@ -124,7 +141,7 @@ async function measure(pid, request) {
 const mib = (k) => (k / 1024).toFixed(1);
 const report = (label, m) =>
   console.log(
-    `${label.padEnd(34)} RSS growth ${mib(m.growth).padStart(6)} MiB (RSS before ${mib(m.before)} MiB), ${mib(m.bytes / 1024)} MiB ${m.chunked ? "chunked" : "with Content-Length"}`,
+    `${label.padEnd(34)} RSS growth ${mib(m.growth).padStart(6)} MiB (RSS before ${mib(m.before)} MiB), ${mib(m.bytes / 1024)} MiB ${m.chunked ? "chunked" : "with Content-Length"}; ms to the last byte: ${m.times.map((t) => t.toFixed(0)).join(", ")}`,
   );
 
 const data = join(dir, "data");
