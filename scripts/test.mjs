@@ -139,4 +139,17 @@ else if (pgSelected.length === 0)
     "==> PostgreSQL pass: no suite of tests/dist/{full,guide,egress,hostile} selected\n",
   );
 else testPass("PostgreSQL pass", pgSelected, { SVC_TEST_STORAGE: "postgres" });
+
+// The workers pass (issue 36 item 2): the black-box suites of the full binary once more,
+// each gateway started as `server.workers: 2` (a primary and two worker processes on one
+// port and one SQLite file; the harness reads SVC_TEST_WORKERS, tests/src/harness/
+// gateway-process.ts). SQLite only: `workers` > 1 with `database_url` is refused.
+// SVC_TEST_WORKERS_PASS=0 turns it off.
+const WORKERS_SUITES = /^tests\/dist\/full\/[^/]+\.test\.js$/;
+const workersSelected = selected.filter((f) => WORKERS_SUITES.test(f.split(sep).join("/")));
+if (process.env.SVC_TEST_WORKERS_PASS === "0")
+  process.stdout.write("==> workers pass: off (SVC_TEST_WORKERS_PASS=0)\n");
+else if (workersSelected.length === 0)
+  process.stdout.write("==> workers pass: no suite of tests/dist/full selected\n");
+else testPass("workers pass, server.workers: 2", workersSelected, { SVC_TEST_WORKERS: "2" });
 summary();

@@ -132,10 +132,15 @@ export async function composeFull(
     clusterSessions: port.clusterSessions,
     keyConnections: port.keyConnections,
     streamDoor: port.streamDoor,
-    // Workers: a committed write is told to the other workers through the primary.
+    // Workers: a committed write is told to the other workers through the primary;
+    // `/metrics` and `/v1/status` gather the other workers' parts through it.
     ...(worker === undefined
       ? {}
       : {
+          peers: {
+            startedAt: worker.startedAt,
+            gather: (what) => worker.gather(what),
+          },
           workerPush: {
             written: (r) => worker.push(r),
             usage: () => worker.push(USAGE_FLUSH),
@@ -148,6 +153,8 @@ export async function composeFull(
   // so every request sent after a write's answer finds it on every worker.
   // A usage listing on another worker: this one writes its queued records first.
   worker?.onPush((what) => (what === USAGE_FLUSH ? state.flushUsage() : storage.feed.catchUp()));
+  // Another worker's `/metrics` or `/v1/status`: this worker's registry or counters.
+  worker?.onGather((what) => state.gatherPart(what));
   const { ctx } = state;
   const publicBaseUrl = () => ctx.settings.current().publicBaseUrl;
   // Extensions "Xtream Codes output": the login of its routes and of its play mount.

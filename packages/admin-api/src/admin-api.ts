@@ -14,6 +14,7 @@ import type { AdminContext, SessionControl } from "./context/admin-context.js";
 import type { AdminEnv } from "./context/env.js";
 import { credentialGate } from "./http/credential-gate.js";
 import { createGatewayMetrics, type PlaybackStats } from "./metrics/gateway-metrics.js";
+import { gatherPart, type WorkerPeers } from "./metrics/worker-gather.js";
 import { ADMIN_ROUTE_FAMILIES } from "./routes/admin-routes.js";
 import { createHdhomerunRoutes, hdhomerunRoutes } from "./routes/hdhomerun.js";
 import {
@@ -22,6 +23,7 @@ import {
   playbackKeyGate,
 } from "./routes/key-playback.js";
 import { createMetricsRoute, metricsRoutes } from "./routes/metrics.js";
+import { statusPart } from "./routes/read-routes.js";
 import { FORWARDED_STOP_PATH, forwardedSessionStop } from "./routes/sessions.js";
 import { createAccountDirectory } from "./services/accounts/account-directory.js";
 import { createApiTokenStore } from "./services/api-tokens/token-store.js";
@@ -47,6 +49,7 @@ import { createSqliteViewerSeatStore } from "./storage/viewer-seats/sqlite.js";
 export type { AdminContext, RuntimeSessionView, SessionControl } from "./context/admin-context.js";
 export type { AdminEnv } from "./context/env.js";
 export type { PlaybackStats } from "./metrics/gateway-metrics.js";
+export type { WorkerPeers } from "./metrics/worker-gather.js";
 export { hdhomerunRoutes } from "./routes/hdhomerun.js";
 export { keyPathParts, keyPlayGrant, keyPlayRoutes } from "./routes/key-playback.js";
 export { discoveryDevice } from "./services/hdhomerun/discovery-device.js";
@@ -96,6 +99,8 @@ export interface AdminStateOptions {
   readonly streamDoor?: StreamDoor;
   /** Cluster mode: how this instance names itself in the rows it writes (viewer seats). */
   readonly instance?: () => string;
+  /** Workers: the other workers' parts of `/metrics` and `/v1/status`, and the gateway's start. */
+  readonly peers?: WorkerPeers;
   /**
    * Workers (`server.workers` > 1): this process is one of several on the SQLite file;
    * its writes are told to the others through this (docs/cluster.md "Workers").
@@ -122,6 +127,8 @@ export interface AdminState {
   readonly viewerSeats: ViewerSeatStore | undefined;
   /** Writes this process's queued usage records (another worker's listing asks it). */
   flushUsage(): Promise<void>;
+  /** Workers: this process's part of another worker's gather (`/metrics`, `/v1/status`). */
+  gatherPart(what: string): Promise<unknown>;
   /** Writes every queued record, stops timers and closes the database. */
   close(): Promise<void>;
 }
@@ -240,7 +247,8 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     }),
     settings,
     metrics,
-    startedAt: Date.now(),
+    startedAt: options.peers?.startedAt ?? Date.now(),
+    ...(options.peers === undefined ? {} : { peers: options.peers }),
     playbackStats,
     sessions,
     clusterSessions: options.clusterSessions,
@@ -278,6 +286,7 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
     },
     stopM3uSources: () => m3uSources.close(),
     storage,
+    gatherPart: (what) => gatherPart(what, { metrics: ctx.metrics, status: () => statusPart(ctx) }),
     async flushUsage() {
       await ctx.usage.flushLocal();
       await ctx.accessLog.flushLocal();
@@ -324,7 +333,7 @@ export function createAdminApp(ctx: AdminContext): Hono<AdminEnv> {
     }),
   );
   // Always registered (404 when `observe.enabled` is off): the route table stays the spec's.
-  app.route(metricsRoutes.base, createMetricsRoute(ctx.metrics));
+  app.route(metricsRoutes.base, createMetricsRoute(ctx.metrics, ctx.peers));
   // Cluster mode, read-after-write (operator contract "Cluster mode"): every admin read
   // and write, on whatever instance the balancer picked, first compares the mirrors with
   // `state_versions` (one query of a handful of rows) and reloads the ones behind, so it

@@ -5,6 +5,7 @@ import type { StreamDoor } from "@svc/playback/play";
 import { publicBase } from "@svc/playback/routes";
 import type { Context } from "hono";
 import type { GatewayMetrics, PlaybackStats } from "../metrics/gateway-metrics.js";
+import type { WorkerPeers } from "../metrics/worker-gather.js";
 import type { MutableAccountDirectory } from "../services/accounts/account-directory.js";
 import type { ApiTokenStore } from "../services/api-tokens/token-store.js";
 import type { TokenUsageRecorder } from "../services/api-tokens/usage-recorder.js";
@@ -68,7 +69,13 @@ export interface AdminContext {
   readonly accessLog: AccessLog;
   readonly settings: SettingsStore;
   readonly metrics: GatewayMetrics | undefined;
+  /** The gateway's start: this process's, or with workers the primary's. */
   readonly startedAt: number;
+  /**
+   * Workers: the other workers' parts of `/metrics` and `/v1/status`, gathered over IPC;
+   * undefined in a single process (docs/cluster.md "Workers").
+   */
+  readonly peers?: WorkerPeers;
   /** Playback counters; zeros until the playback module reports them. */
   readonly playbackStats: () => PlaybackStats;
   /** Runtime media sessions of the packaging engines. */

@@ -11,6 +11,7 @@ import {
 } from "../context/admin-context.js";
 import type { AdminEnv } from "../context/env.js";
 import { admin, READER } from "../http/route-access.js";
+import { gatewayStatusCounters, type StatusPart } from "../metrics/worker-gather.js";
 import { channelListJson } from "../services/channels/channel-list-json.js";
 import { renderListedChannel } from "../services/channels/channel-view.js";
 import {
@@ -79,14 +80,15 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
       const sessions = (await clusterSessions(ctx, c.get("log"))).filter(
         (s) => only === null || only.has(s.channel_id),
       );
-      const stats = ctx.playbackStats();
+      // Workers: the counters of every worker, gathered through the primary.
+      const stats = await gatewayStatusCounters(statusPart(ctx), ctx.peers);
       return c.json({
         uptime_sec: Math.floor((Date.now() - ctx.startedAt) / 1000),
         bytes_in: stats.bytes_in,
         bytes_out: stats.bytes_out,
         requests: stats.requests,
         errors: stats.errors,
-        goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
+        goroutines: stats.goroutines,
         session_count: sessions.length,
         sessions,
         // Extensions "Connection limits": an additive field, there once an upstream has
@@ -100,6 +102,21 @@ export function createReadRoutes(ctx: AdminContext): Hono<AdminEnv> {
     upstreams: (c) =>
       c.json({ upstreams: ctx.config.upstreams.map((u) => ({ id: u.id, base_url: u.base_url })) }),
   });
+}
+
+/**
+ * This process's counters of `/v1/status` (with workers, its part of the gateway's sums).
+ * `goroutines`: the process's active libuv handles and requests plus its HTTP requests in flight.
+ */
+export function statusPart(ctx: AdminContext): StatusPart {
+  const stats = ctx.playbackStats();
+  return {
+    bytes_in: stats.bytes_in,
+    bytes_out: stats.bytes_out,
+    requests: stats.requests,
+    errors: stats.errors,
+    goroutines: process.getActiveResourcesInfo().length + (ctx.metrics?.inFlight() ?? 0),
+  };
 }
 
 /**

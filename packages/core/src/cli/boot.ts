@@ -225,4 +225,4 @@ function logAdvertised(log: Logger, advertised: AdvertisedUrl): void {
     );
 }
 
-export type { WorkerLink } from "./workers.js";
+export type { Gathered, WorkerLink } from "./workers.js";

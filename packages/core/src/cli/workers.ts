@@ -28,7 +28,26 @@ type WorkerMessage =
   /** The workers' write lock: asked for, granted (primary to the worker), given back. */
   | { readonly svc: "lock"; readonly id: number }
   | { readonly svc: "lock-granted"; readonly id: number }
-  | { readonly svc: "unlock"; readonly id: number };
+  | { readonly svc: "unlock"; readonly id: number }
+  /**
+   * A gather of `what` (`/metrics`, `/v1/status`): asked by a worker (to the primary), then
+   * asked of each other worker (with `from`, the asker's worker id).
+   */
+  | { readonly svc: "gather"; readonly id: number; readonly what: string; readonly from?: number }
+  /** A worker's part of a gather (to the primary). */
+  | {
+      readonly svc: "gathered";
+      readonly id: number;
+      readonly from: number;
+      readonly part: unknown;
+    }
+  /** The parts that arrived in time and how many workers did not answer (primary to the asker). */
+  | {
+      readonly svc: "gather-done";
+      readonly id: number;
+      readonly parts: readonly unknown[];
+      readonly missing: number;
+    };
 
 function isWorkerMessage(m: unknown): m is WorkerMessage {
   return typeof m === "object" && m !== null && typeof (m as { svc?: unknown }).svc === "string";
@@ -38,6 +57,8 @@ function isWorkerMessage(m: unknown): m is WorkerMessage {
 export interface WorkerLink {
   /** The worker's slot, 1..N: its restarts keep it; log lines carry it as `worker`. */
   readonly index: number;
+  /** The gateway's start (the primary's, epoch ms): `uptime_sec` counts from it on every worker. */
+  readonly startedAt: number;
   /** Tells the primary the listeners are up (the primary prints `listening on` once). */
   listening(urls: readonly string[]): void;
   /**
@@ -54,7 +75,35 @@ export interface WorkerLink {
    * write lock in SQLite, where better-sqlite3 would wait with the event loop stopped.
    */
   exclusiveWrite<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * Asks every other worker for its part of `what` (through the primary, which waits at
+   * most {@link GATHER_WAIT_MS} for them): resolves with the parts that arrived and the
+   * number of workers that did not answer in time. Never rejects.
+   */
+  gather(what: string): Promise<Gathered>;
+  /** Answers the other workers' gathers: `handler` gives this worker's part of `what`. */
+  onGather(handler: (what: string) => Promise<unknown> | unknown): void;
 }
+
+/** What {@link WorkerLink.gather} collected from the other workers. */
+export interface Gathered {
+  /** One part per worker that answered in time (structured-clone copies). */
+  readonly parts: readonly unknown[];
+  /** Workers that were asked and did not answer in time (0 when every one did). */
+  readonly missing: number;
+}
+
+/**
+ * How long the primary waits for the other workers' parts of a gather before it answers
+ * the asker with what arrived (a `/metrics` scrape or `/v1/status` is then partial).
+ */
+export const GATHER_WAIT_MS = 1_000;
+
+/**
+ * The environment variable with the primary's start (epoch milliseconds), set on every
+ * worker it forks: the gateway's `uptime_sec` counts from it, whatever worker answers.
+ */
+export const WORKERS_STARTED_AT_ENV = "SVC_WORKERS_STARTED_AT";
 
 /** This process's link when it is a worker the primary forked, else undefined. */
 export function workerLink(): WorkerLink | undefined {
@@ -66,15 +115,20 @@ export function workerLink(): WorkerLink | undefined {
   };
   const waiting = new Map<number, () => void>();
   const granted = new Map<number, () => void>();
+  const gathering = new Map<number, (g: Gathered) => void>();
   let seq = 0;
   let lockSeq = 0;
+  let gatherSeq = 0;
   process.on("message", (m: unknown) => {
     if (!isWorkerMessage(m)) return;
     if (m.svc === "state-ack") waiting.get(m.seq)?.();
     else if (m.svc === "lock-granted") granted.get(m.id)?.();
+    else if (m.svc === "gather-done") gathering.get(m.id)?.({ parts: m.parts, missing: m.missing });
   });
+  const startedAt = Number(process.env[WORKERS_STARTED_AT_ENV]);
   return {
     index,
+    startedAt: Number.isFinite(startedAt) && startedAt > 0 ? startedAt : Date.now(),
     listening: (urls) => send({ svc: "listening", urls }),
     push: (resource) =>
       new Promise<void>((resolve) => {
@@ -103,6 +157,34 @@ export function workerLink(): WorkerLink | undefined {
       } finally {
         send({ svc: "unlock", id });
       }
+    },
+    gather: (what) =>
+      new Promise<Gathered>((resolve) => {
+        gatherSeq += 1;
+        const id = gatherSeq;
+        const done = (g: Gathered) => {
+          clearTimeout(timer);
+          gathering.delete(id);
+          resolve(g);
+        };
+        // The primary answers within GATHER_WAIT_MS; this bound is for a primary gone.
+        const timer = setTimeout(() => done({ parts: [], missing: 0 }), GATHER_WAIT_MS * 2);
+        timer.unref();
+        gathering.set(id, done);
+        send({ svc: "gather", id, what });
+      }),
+    onGather(handler) {
+      process.on("message", (m: unknown) => {
+        if (!isWorkerMessage(m) || m.svc !== "gather" || m.from === undefined) return;
+        const { id, from } = m;
+        Promise.resolve()
+          .then(() => handler(m.what))
+          .then(
+            (part) => send({ svc: "gathered", id, from, part }),
+            // A part that failed is a worker that did not answer: the primary counts it missing.
+            () => undefined,
+          );
+      });
     },
     onPush(handler) {
       process.on("message", (m: unknown) => {
@@ -158,6 +240,8 @@ export function runPrimary(options: { count: number; log: Logger }): void {
   }));
   let printed = false;
   let stopping = false;
+  /** The gateway's start: every worker's `uptime_sec` counts from it. */
+  const startedAt = Date.now();
 
   /** Pushes under way: `${writer id}:${seq}` → the workers that have not caught up yet. */
   const pushes = new Map<string, { writer: Worker; seq: number; left: Set<number> }>();
@@ -209,11 +293,70 @@ export function runPrimary(options: { count: number; log: Logger }): void {
     grantNext();
   };
 
+  /**
+   * Gathers under way ({@link WorkerLink.gather}): `${asker id}:${id}` → the workers not
+   * heard from yet and the parts that arrived. Answered when the last part arrives, or
+   * after GATHER_WAIT_MS with what did.
+   */
+  const gathers = new Map<
+    string,
+    { asker: Worker; id: number; left: Set<number>; parts: unknown[]; timer: NodeJS.Timeout }
+  >();
+  const gatherDone = (key: string, force: boolean) => {
+    const g = gathers.get(key);
+    if (g === undefined || (g.left.size > 0 && !force)) return;
+    gathers.delete(key);
+    clearTimeout(g.timer);
+    if (g.left.size > 0)
+      log.warn(
+        { missing: g.left.size },
+        `gather: ${g.left.size} worker(s) did not answer within ${GATHER_WAIT_MS} ms`,
+      );
+    if (g.asker.isConnected())
+      g.asker.send(
+        { svc: "gather-done", id: g.id, parts: g.parts, missing: g.left.size },
+        undefined,
+        () => {},
+      );
+  };
+  const gather = (asker: Worker, id: number, what: string) => {
+    const key = `${asker.id}:${id}`;
+    const left = new Set<number>();
+    const timer = setTimeout(() => gatherDone(key, true), GATHER_WAIT_MS);
+    timer.unref();
+    gathers.set(key, { asker, id, left, parts: [], timer });
+    for (const s of slots) {
+      const w = s.worker;
+      // A worker not listening yet (starting or restarting) has nothing to give.
+      if (w === undefined || w === asker || !s.listening || !w.isConnected()) continue;
+      left.add(w.id);
+      w.send({ svc: "gather", id, what, from: asker.id }, undefined, () => {});
+    }
+    gatherDone(key, false);
+  };
+  const gathered = (worker: Worker, from: number, id: number, part: unknown) => {
+    const key = `${from}:${id}`;
+    const g = gathers.get(key);
+    if (g === undefined || !g.left.delete(worker.id)) return;
+    g.parts.push(part);
+    gatherDone(key, false);
+  };
+
   /** A worker gone: nobody waits for it any more, and what it held or asked for is let go. */
   const forget = (worker: Worker) => {
     for (const [key, p] of pushes) {
       p.left.delete(worker.id);
       settle(key);
+    }
+    // A gone worker's part will not come (its counters went with it); its own gathers end.
+    for (const [key, g] of gathers) {
+      if (g.asker === worker) {
+        clearTimeout(g.timer);
+        gathers.delete(key);
+        continue;
+      }
+      g.left.delete(worker.id);
+      gatherDone(key, false);
     }
     for (let i = lockQueue.length - 1; i >= 0; i--)
       if (lockQueue[i]?.worker === worker) lockQueue.splice(i, 1);
@@ -227,7 +370,10 @@ export function runPrimary(options: { count: number; log: Logger }): void {
   const fork = (slot: Slot) => {
     slot.listening = false;
     slot.startedAt = Date.now();
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index) });
+    const worker = cluster.fork({
+      [WORKER_INDEX_ENV]: String(slot.index),
+      [WORKERS_STARTED_AT_ENV]: String(startedAt),
+    });
     slot.worker = worker;
     worker.on("message", (m: unknown) => {
       if (!isWorkerMessage(m)) return;
@@ -236,6 +382,8 @@ export function runPrimary(options: { count: number; log: Logger }): void {
       else if (m.svc === "listening") listened(slot, m.urls);
       else if (m.svc === "lock") lock(worker, m.id);
       else if (m.svc === "unlock") unlock(worker, m.id);
+      else if (m.svc === "gather") gather(worker, m.id, m.what);
+      else if (m.svc === "gathered") gathered(worker, m.from, m.id, m.part);
     });
     worker.on("exit", (code, signal) => exited(slot, worker, code, signal));
   };
