@@ -232,6 +232,77 @@ describe("workers: server.workers 2 on one port and one SQLite file", { skip: SK
       assert.equal((await once(`${gw.url}/p/${key}/playlist.m3u`)).status, 401);
   });
 
+  it("/metrics and /v1/status count what every worker served, whatever worker answers", async () => {
+    /** Requests sent with ids, then the set of workers that answered them (from their log lines). */
+    const answeredBy = (ids: readonly string[]) =>
+      until(
+        "the request lines",
+        () => {
+          const m = workersByRequest(gw.stdout());
+          return ids.every((id) => m.has(id)) ? new Set(ids.map((id) => m.get(id))) : undefined;
+        },
+        10_000,
+      );
+    const counters = async () => {
+      const id = rid();
+      const r = await once(`${gw.url}/v1/status`, {
+        token: admin,
+        headers: { "x-request-id": id },
+      });
+      assert.equal(r.status, 200, r.text);
+      return { id, requests: r.body.requests as number, uptime: r.body.uptime_sec as number };
+    };
+    const before = await counters();
+    // Play requests of the HLS channel "rw" (its source refused: each answer is an error,
+    // counted all the same), each on its own connection, so both workers serve some.
+    const plays: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const id = rid();
+      plays.push(id);
+      await once(`${gw.url}/v1/play/rw/index.m3u8`, {
+        token: admin,
+        headers: { "x-request-id": id },
+      });
+    }
+    // A route nothing else in this suite requests: its counter is exactly these 10.
+    const listed: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const id = rid();
+      listed.push(id);
+      const r = await once(`${gw.url}/v1/admin/upstreams`, {
+        token: admin,
+        headers: { "x-request-id": id },
+      });
+      assert.equal(r.status, 200, r.text);
+    }
+    assert.deepEqual([...(await answeredBy(plays))].sort(), [1, 2]);
+    assert.deepEqual([...(await answeredBy(listed))].sort(), [1, 2]);
+    // Several answers of each, so both workers answer some: each has every worker's counts.
+    const statuses: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const after = await counters();
+      statuses.push(after.id);
+      assert.equal(after.requests - before.requests, 10, `status ${i}: every worker's plays`);
+      assert.ok(after.uptime >= before.uptime);
+    }
+    const scrapes: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const id = rid();
+      scrapes.push(id);
+      const r = await once(`${gw.url}/metrics`, { headers: { "x-request-id": id } });
+      assert.equal(r.status, 200);
+      assert.match(
+        r.text,
+        /^svc_http_requests_total\{method="GET",route="\/v1\/admin\/upstreams",status="200"\} 10$/m,
+        `scrape ${i}: every worker's requests`,
+      );
+      // One line per metric and label set: the workers' series are merged, not listed twice.
+      assert.equal(r.text.match(/^# TYPE svc_http_requests_total /gm)?.length, 1);
+    }
+    assert.deepEqual([...(await answeredBy(statuses))].sort(), [1, 2]);
+    assert.deepEqual([...(await answeredBy(scrapes))].sort(), [1, 2]);
+  });
+
   it("packages a DASH channel once across the workers: one session, one reader of the source", async () => {
     const master = await once(`${gw.url}/v1/play/news/index.m3u8`, { token: admin });
     assert.equal(master.status, 200, master.text);
