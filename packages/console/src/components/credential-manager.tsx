@@ -1,12 +1,13 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useState } from "preact/hooks";
-import { ConfirmDialog } from "./confirm-dialog.js";
+import { ConfirmFor } from "./confirm-dialog.js";
 import { type Column, DataTable } from "./data-table.js";
 import { EXPIRY_CHOICES, formatTime } from "./display-values.js";
 import { SelectField, TextField } from "./field.js";
 import { ActionNotice } from "./notice.js";
+import { RowButton } from "./row-button.js";
 import { SecretOnce } from "./secret-once.js";
-import { type Action, useAction } from "./use-action.js";
+import { type Action, thenReload, useAction } from "./use-action.js";
 
 /** What API tokens and playback keys share on the wire. */
 export interface Credential {
@@ -128,23 +129,18 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
       cell: (c) => (
         <>
           {p.rowActions?.(c, ctx)}
-          <button
-            type="button"
-            class="btn btn-small"
+          <RowButton
+            label="Revoke"
+            of={c.name}
             disabled={credentialState(c) === "revoked"}
-            aria-label={`Revoke ${c.name}`}
             onClick={() => setConfirm({ kind: "revoke", row: c })}
-          >
-            Revoke
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${c.name}`}
+          />
+          <RowButton
+            label="Delete"
+            of={c.name}
+            danger
             onClick={() => setConfirm({ kind: "delete", row: c })}
-          >
-            Delete
-          </button>
+          />
         </>
       ),
     },
@@ -180,25 +176,20 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
         rowProps={(c) => ({ [p.rowAttribute]: c.name })}
         empty={p.empty}
       />
-      <ConfirmDialog
-        open={confirm !== null}
+      <ConfirmFor
+        target={confirm}
         title={`${confirm?.kind === "revoke" ? "Revoke" : "Delete"} ${p.noun.confirm}`}
         confirmLabel={confirm?.kind === "revoke" ? "Revoke" : "Delete"}
         onClose={() => setConfirm(null)}
-        onConfirm={() => {
-          const c = confirm;
-          if (c === null) return;
+        onConfirm={(c) =>
           void action.run(
-            async () => {
-              await (c.kind === "revoke" ? p.revoke(c.row) : p.remove(c.row));
-              await reload();
-            },
+            thenReload(() => (c.kind === "revoke" ? p.revoke(c.row) : p.remove(c.row)), reload),
             `${c.row.name} ${c.kind === "revoke" ? "revoked" : "deleted"}.`,
-          );
-        }}
+          )
+        }
       >
-        <p>{confirm ? p.confirmText(confirm.kind, confirm.row) : null}</p>
-      </ConfirmDialog>
+        {(c) => <p>{p.confirmText(c.kind, c.row)}</p>}
+      </ConfirmFor>
     </>
   );
 }

@@ -39,3 +39,17 @@ export function useAction(): Action {
   }, []);
   return { busy, error, done, run, clear };
 }
+
+/**
+ * `fn`, then `reload` so the screen shows what it changed; the value is `fn`'s.
+ *
+ * @example
+ * action.run(thenReload(() => api.accessLogs.clear(), reload), (r) => `Deleted ${r.deleted}.`)
+ */
+export function thenReload<T>(fn: () => Promise<T>, reload: () => Promise<void>) {
+  return async (): Promise<T> => {
+    const value = await fn();
+    await reload();
+    return value;
+  };
+}

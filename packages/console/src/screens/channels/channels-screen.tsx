@@ -1,11 +1,13 @@
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Channel, Upstream } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import type { BulkAnswer, Channel } from "../../api/wire.js";
+import { ActionButton } from "../../components/action-button.js";
+import { ConfirmFor } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { thenReload, useAction } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 import { rewriteOf } from "./channel-draft.js";
 import { ChannelForm } from "./channel-form.js";
 import { ChannelList } from "./channel-list.js";
@@ -17,7 +19,7 @@ const PAGE = 100;
 /** The catalog: search, filters, bulk switches, reorder, and the editor of one channel. */
 export function ChannelsScreen() {
   const [channels, setChannels] = useState<Channel[] | null>(null);
-  const [upstreams, setUpstreams] = useState<Upstream[]>([]);
+  const upstreams = useOptionalList(async () => (await api.upstreams()).upstreams);
   const [query, setQuery] = useState("");
   const [group, setGroup] = useState("");
   const [state, setState] = useState("all");
@@ -34,10 +36,6 @@ export function ChannelsScreen() {
 
   useEffect(() => {
     void action.run(reload);
-    api
-      .upstreams()
-      .then((r) => setUpstreams(r.upstreams))
-      .catch(() => setUpstreams([]));
   }, [reload]);
 
   const groups = useMemo(
@@ -143,40 +141,16 @@ export function ChannelsScreen() {
           >
             New channel
           </button>
-          <button
-            type="button"
-            class="btn"
-            disabled={action.busy}
-            onClick={() =>
-              action.run(
-                async () => {
-                  const r = await api.channels.setAll(true);
-                  await reload();
-                  return r;
-                },
-                (r) => `Enabled ${r.changed} channel(s).`,
-              )
-            }
-          >
-            Enable all
-          </button>
-          <button
-            type="button"
-            class="btn"
-            disabled={action.busy}
-            onClick={() =>
-              action.run(
-                async () => {
-                  const r = await api.channels.setAll(false);
-                  await reload();
-                  return r;
-                },
-                (r) => `Disabled ${r.changed} channel(s).`,
-              )
-            }
-          >
-            Disable all
-          </button>
+          {([true, false] as const).map((on) => (
+            <ActionButton<BulkAnswer>
+              key={String(on)}
+              action={action}
+              run={thenReload(() => api.channels.setAll(on), reload)}
+              done={(r) => `${on ? "Enabled" : "Disabled"} ${r.changed} channel(s).`}
+            >
+              {on ? "Enable all" : "Disable all"}
+            </ActionButton>
+          ))}
         </div>
       </div>
       <ActionNotice action={action} />
@@ -226,26 +200,25 @@ export function ChannelsScreen() {
           ) : null}
         </>
       )}
-      <ConfirmDialog
-        open={toDelete !== null}
+      <ConfirmFor
+        target={toDelete}
         title="Delete channel"
         confirmLabel="Delete"
         onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const c = toDelete;
-          if (c === null) return;
+        onConfirm={(c) =>
           void action.run(async () => {
             await api.channels.remove(c.id, c.revision);
             if (selected === c.id) setSelected(null);
             await reload();
-          }, `${c.title} deleted.`);
-        }}
+          }, `${c.title} deleted.`)
+        }
       >
-        <p>
-          Delete the channel <strong>{toDelete?.title}</strong> ({toDelete?.id})? Players lose it at
-          once.
-        </p>
-      </ConfirmDialog>
+        {(c) => (
+          <p>
+            Delete the channel <strong>{c.title}</strong> ({c.id})? Players lose it at once.
+          </p>
+        )}
+      </ConfirmFor>
     </section>
   );
 }

@@ -1,9 +1,11 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressTest, EgressTestAnswer } from "../../api/wire.js";
+import { Detail } from "../../components/detail-list.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
+import { routeOptions } from "./route-options.js";
 
 /** What each failure outcome of the connection test means (spec "Egress"). */
 const OUTCOMES: Record<string, string> = {
@@ -61,11 +63,13 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
           label="Through"
           value={proxyId}
           onChange={setProxyId}
-          options={[
-            { value: "", label: "the configured route" },
-            { value: "direct", label: "direct" },
-            ...proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
-          ]}
+          options={routeOptions(
+            [
+              { value: "", label: "the configured route" },
+              { value: "direct", label: "direct" },
+            ],
+            proxies,
+          )}
         />
       </div>
       <button type="submit" class="btn btn-primary" disabled={action.busy}>
@@ -74,39 +78,22 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
       <ActionNotice action={action} busyText="Testing the connection…" />
       {result ? (
         <dl class="kv" data-testid="egress-test-result">
-          <dt>Outcome</dt>
-          <dd>
+          <Detail term="Outcome">
             <span class={result.ok ? "badge badge-ok" : "badge badge-bad"}>{result.outcome}</span>{" "}
             {OUTCOMES[result.outcome] ?? ""}
-          </dd>
-          {result.error ? (
-            <>
-              <dt>Error</dt>
-              <dd class="wrap">{result.error}</dd>
-            </>
-          ) : null}
-          <dt>Route</dt>
-          <dd>{result.via_proxy ? `proxy ${result.proxy_id}` : "direct"}</dd>
-          {result.status ? (
-            <>
-              <dt>Status</dt>
-              <dd>{result.status}</dd>
-            </>
-          ) : null}
-          {result.ttfb_ms != null ? (
-            <>
-              <dt>Time to first byte</dt>
-              <dd>{result.ttfb_ms} ms</dd>
-            </>
-          ) : null}
-          {result.throughput_kbps != null ? (
-            <>
-              <dt>Throughput</dt>
-              <dd>{result.throughput_kbps} kbit/s</dd>
-            </>
-          ) : null}
-          <dt>Duration</dt>
-          <dd>{result.dur_ms} ms</dd>
+          </Detail>
+          <Detail term="Error" wrap>
+            {result.error}
+          </Detail>
+          <Detail term="Route">{result.via_proxy ? `proxy ${result.proxy_id}` : "direct"}</Detail>
+          <Detail term="Status">{result.status || null}</Detail>
+          <Detail term="Time to first byte">
+            {result.ttfb_ms != null && `${result.ttfb_ms} ms`}
+          </Detail>
+          <Detail term="Throughput">
+            {result.throughput_kbps != null && `${result.throughput_kbps} kbit/s`}
+          </Detail>
+          <Detail term="Duration">{`${result.dur_ms} ms`}</Detail>
         </dl>
       ) : null}
     </form>

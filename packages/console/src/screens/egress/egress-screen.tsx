@@ -7,6 +7,7 @@ import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 import { ConnectionTest } from "./connection-test.js";
 import { ProxyList } from "./proxy-list.js";
+import { routeOptions } from "./route-options.js";
 import { RuleList } from "./rule-list.js";
 
 /** Egress routing (spec "Egress"): default route, policy, proxy profiles, rules, connection test. */
@@ -79,10 +80,7 @@ export function EgressScreen() {
                 label="Default route"
                 value={def}
                 onChange={setDef}
-                options={[
-                  { value: "direct", label: "direct" },
-                  ...cfg.proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
-                ]}
+                options={routeOptions([{ value: "direct", label: "direct" }], cfg.proxies)}
               />
               <SelectField
                 label="Playlist policy"

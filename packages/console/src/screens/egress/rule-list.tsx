@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressRule, RuleKind } from "../../api/wire.js";
 import { SelectField, TextField } from "../../components/field.js";
+import { routeOptions } from "./route-options.js";
 
 const KINDS: RuleKind[] = ["host_suffix", "host_exact", "channel_id", "host_regex", "url_regex"];
 
@@ -68,10 +69,7 @@ export function RuleList(p: {
             label="Rule route"
             value={proxy}
             onChange={setProxy}
-            options={[
-              { value: "direct", label: "direct" },
-              ...p.proxies.map((x) => ({ value: x.id, label: x.name || x.id })),
-            ]}
+            options={routeOptions([{ value: "direct", label: "direct" }], p.proxies)}
           />
         </div>
         <button type="submit" class="btn">

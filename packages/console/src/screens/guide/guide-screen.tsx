@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideSourceEntry, GuideSourceWrite, GuideStatus } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import type { GuideSourceEntry, GuideStatus } from "../../api/wire.js";
+import { ActionButton } from "../../components/action-button.js";
+import { ConfirmFor } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { RowButton } from "../../components/row-button.js";
+import { thenReload, useAction } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 import { GuideMatches } from "./guide-matches.js";
 import { GuideSourceForm } from "./guide-source-form.js";
 
@@ -20,7 +23,7 @@ function SourceState({ status }: { status: GuideStatus | undefined }) {
 export function GuideScreen() {
   const [sources, setSources] = useState<GuideSourceEntry[]>([]);
   const [statuses, setStatuses] = useState<GuideStatus[]>([]);
-  const [presets, setPresets] = useState<GuideSourceWrite[]>([]);
+  const presets = useOptionalList(async () => (await api.guide.presets()).presets ?? []);
   const [editing, setEditing] = useState<GuideSourceEntry | "new" | null>(null);
   const [toDelete, setToDelete] = useState<GuideSourceEntry | null>(null);
   const action = useAction();
@@ -32,10 +35,6 @@ export function GuideScreen() {
   }, []);
   useEffect(() => {
     void action.run(reload);
-    api.guide
-      .presets()
-      .then((r) => setPresets(r.presets ?? []))
-      .catch(() => setPresets([]));
   }, [reload]);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
@@ -68,22 +67,8 @@ export function GuideScreen() {
       cellClass: "actions-cell",
       cell: (e) => (
         <>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Edit ${e.source.id}`}
-            onClick={() => setEditing(e)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${e.source.id}`}
-            onClick={() => setToDelete(e)}
-          >
-            Delete
-          </button>
+          <RowButton label="Edit" of={e.source.id} onClick={() => setEditing(e)} />
+          <RowButton label="Delete" of={e.source.id} danger onClick={() => setToDelete(e)} />
         </>
       ),
     },
@@ -95,26 +80,18 @@ export function GuideScreen() {
         <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
           Add source
         </button>
-        <button
-          type="button"
-          class="btn"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(
-              async () => {
-                const r = await api.guide.refresh();
-                setStatuses(r.statuses);
-                return r;
-              },
-              (r) =>
-                r.ok
-                  ? "Every source refreshed."
-                  : "Refresh done; some sources failed (see their status).",
-            )
+        <ActionButton
+          action={action}
+          run={() => api.guide.refresh()}
+          onValue={(r) => setStatuses(r.statuses)}
+          done={(r) =>
+            r.ok
+              ? "Every source refreshed."
+              : "Refresh done; some sources failed (see their status)."
           }
         >
           Refresh guide
-        </button>
+        </ActionButton>
       </div>
       <ActionNotice action={action} busyText="Refreshing the guide…" />
       {editing ? (
@@ -136,22 +113,20 @@ export function GuideScreen() {
         empty="No guide source yet."
       />
       <GuideMatches />
-      <ConfirmDialog
-        open={toDelete !== null}
+      <ConfirmFor
+        target={toDelete}
         title="Delete guide source"
         confirmLabel="Delete"
         onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const e = toDelete;
-          if (e === null) return;
-          void action.run(async () => {
-            await api.guide.remove(e.source.id, e.revision);
-            await reload();
-          }, `${e.source.id} deleted (a preset is hidden instead).`);
-        }}
+        onConfirm={(e) =>
+          void action.run(
+            thenReload(() => api.guide.remove(e.source.id, e.revision), reload),
+            `${e.source.id} deleted (a preset is hidden instead).`,
+          )
+        }
       >
-        <p>Delete the guide source "{toDelete?.source.id}"?</p>
-      </ConfirmDialog>
+        {(e) => <p>Delete the guide source "{e.source.id}"?</p>}
+      </ConfirmFor>
     </section>
   );
 }

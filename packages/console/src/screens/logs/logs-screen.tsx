@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { AccessRecord, PlaybackKey } from "../../api/wire.js";
+import type { AccessRecord } from "../../api/wire.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { thenReload, useAction } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 
 const COLUMNS: Column<AccessRecord>[] = [
   { header: "Time", cell: (l) => formatTime(l.created_at) },
@@ -20,7 +21,7 @@ const COLUMNS: Column<AccessRecord>[] = [
 /** Playback access log (`/v1/admin/access-logs`): filter by key, limit, clear. */
 export function LogsScreen() {
   const [logs, setLogs] = useState<AccessRecord[]>([]);
-  const [keys, setKeys] = useState<PlaybackKey[]>([]);
+  const keys = useOptionalList(async () => (await api.playbackKeys.list()).access_tokens);
   const [tokenId, setTokenId] = useState("");
   const [limit, setLimit] = useState("100");
   const [confirmClear, setConfirmClear] = useState(false);
@@ -34,12 +35,6 @@ export function LogsScreen() {
   useEffect(() => {
     void action.run(reload);
   }, [reload]);
-  useEffect(() => {
-    api.playbackKeys
-      .list()
-      .then((r) => setKeys(r.access_tokens))
-      .catch(() => setKeys([]));
-  }, []);
 
   return (
     <section aria-labelledby="logs-title">
@@ -85,11 +80,7 @@ export function LogsScreen() {
         onClose={() => setConfirmClear(false)}
         onConfirm={() =>
           void action.run(
-            async () => {
-              const r = await api.accessLogs.clear();
-              await reload();
-              return r;
-            },
+            thenReload(() => api.accessLogs.clear(), reload),
             (r) => `Deleted ${r.deleted} record(s).`,
           )
         }

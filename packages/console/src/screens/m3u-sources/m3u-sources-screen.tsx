@@ -2,11 +2,12 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import { ConfirmFor } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { RowButton } from "../../components/row-button.js";
+import { thenReload, useAction } from "../../components/use-action.js";
 import { M3uSourceForm } from "./m3u-source-form.js";
 
 function LastResult({ status }: { status: M3uSourceStatus | undefined }) {
@@ -66,40 +67,19 @@ export function M3uSourcesScreen() {
       cellClass: "actions-cell",
       cell: (s) => (
         <>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Refresh now ${s.id}`}
+          <RowButton
+            label="Refresh now"
+            of={s.id}
             disabled={action.busy}
             onClick={() =>
               action.run(
-                async () => {
-                  const r = await api.m3uSources.refresh(s.id);
-                  await reload();
-                  return r;
-                },
+                thenReload(() => api.m3uSources.refresh(s.id), reload),
                 (r) => (r.ok ? `${s.id} refreshed.` : `${s.id} failed: ${r.status.error}`),
               )
             }
-          >
-            Refresh now
-          </button>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Edit ${s.id}`}
-            onClick={() => setEditing(s)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${s.id}`}
-            onClick={() => setToDelete(s)}
-          >
-            Delete
-          </button>
+          />
+          <RowButton label="Edit" of={s.id} onClick={() => setEditing(s)} />
+          <RowButton label="Delete" of={s.id} danger onClick={() => setToDelete(s)} />
         </>
       ),
     },
@@ -140,22 +120,20 @@ export function M3uSourcesScreen() {
         rowKey={(s) => s.id}
         empty="No M3U source yet."
       />
-      <ConfirmDialog
-        open={toDelete !== null}
+      <ConfirmFor
+        target={toDelete}
         title="Delete M3U source"
         confirmLabel="Delete"
         onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const s = toDelete;
-          if (s === null) return;
-          void action.run(async () => {
-            await api.m3uSources.remove(s.id, s.revision);
-            await reload();
-          }, `${s.id} deleted; its channels stay.`);
-        }}
+        onConfirm={(s) =>
+          void action.run(
+            thenReload(() => api.m3uSources.remove(s.id, s.revision), reload),
+            `${s.id} deleted; its channels stay.`,
+          )
+        }
       >
-        <p>Delete the M3U source "{toDelete?.id}"? Its channels stay, no longer synced.</p>
-      </ConfirmDialog>
+        {(s) => <p>Delete the M3U source "{s.id}"? Its channels stay, no longer synced.</p>}
+      </ConfirmFor>
     </section>
   );
 }

@@ -7,6 +7,7 @@ import {
   credentialState,
 } from "../../components/credential-manager.js";
 import { Fieldset } from "../../components/field.js";
+import { RowButton } from "../../components/row-button.js";
 import { AuditLog } from "./audit-log.js";
 import { ScopeChecks } from "./scope-checks.js";
 import { TokenEditor } from "./token-editor.js";
@@ -19,20 +20,11 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
   const revoked = credentialState(t) === "revoked";
   return (
     <>
-      <button
-        type="button"
-        class="btn btn-small"
-        disabled={revoked}
-        onClick={p.onEdit}
-        aria-label={`Edit ${t.name}`}
-      >
-        Edit
-      </button>
-      <button
-        type="button"
-        class="btn btn-small"
+      <RowButton label="Edit" of={t.name} disabled={revoked} onClick={p.onEdit} />
+      <RowButton
+        label={t.enabled ? "Disable" : "Enable"}
+        of={t.name}
         disabled={revoked || ctx.action.busy}
-        aria-label={`${t.enabled ? "Disable" : "Enable"} ${t.name}`}
         onClick={() =>
           ctx.action.run(
             async () => {
@@ -42,14 +34,11 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
             `${t.name} ${t.enabled ? "disabled" : "enabled"}.`,
           )
         }
-      >
-        {t.enabled ? "Disable" : "Enable"}
-      </button>
-      <button
-        type="button"
-        class="btn btn-small"
+      />
+      <RowButton
+        label="Rotate"
+        of={t.name}
         disabled={revoked || ctx.action.busy}
-        aria-label={`Rotate ${t.name}`}
         onClick={async () => {
           const r = await ctx.action.run(
             () => api.apiTokens.rotate(t.id, t.revision),
@@ -64,9 +53,7 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
             await ctx.reload();
           }
         }}
-      >
-        Rotate
-      </button>
+      />
     </>
   );
 }
