@@ -73,3 +73,24 @@ export function ConfirmFor<T>(p: {
     </ConfirmDialog>
   );
 }
+
+/** The confirmation before deleting one row: `Delete <noun>`, confirmed with "Delete". */
+export function ConfirmDelete<T>(p: {
+  noun: string;
+  target: T | null;
+  onDelete: (target: T) => void;
+  onClose: () => void;
+  children: (target: T) => ComponentChildren;
+}) {
+  return (
+    <ConfirmFor
+      target={p.target}
+      title={`Delete ${p.noun}`}
+      confirmLabel="Delete"
+      onConfirm={p.onDelete}
+      onClose={p.onClose}
+    >
+      {p.children}
+    </ConfirmFor>
+  );
+}

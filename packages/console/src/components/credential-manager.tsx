@@ -33,6 +33,10 @@ export interface IssuedSecret {
   qr?: { label: string; value: string }[];
 }
 
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function credentialState(c: Credential): "revoked" | "disabled" | "expired" | "active" {
   if (c.revoked_at) return "revoked";
   if (!c.enabled) return "disabled";
@@ -48,8 +52,11 @@ export interface CredentialContext {
 }
 
 export interface CredentialManagerProps<C extends Credential> {
-  /** Labels: `Token name`, `Create token`, … */
-  noun: { field: string; formTitle: string; caption: string; confirm: string; created: string };
+  /**
+   * What the screen calls one: `field` starts the labels (`Token name`, the `Tokens`
+   * caption), `name` the sentences (`New token`, `Delete token`, `Token created.`).
+   */
+  noun: { field: string; name: string };
   empty: string;
   /** The row attribute the tests and links find a row by (`data-token`, `data-key`). */
   rowAttribute: string;
@@ -95,7 +102,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
     e.preventDefault();
     const r = await action.run(
       () => p.create({ name, note, expires_in_sec: Number(expiry) }),
-      p.noun.created,
+      `${capitalized(p.noun.name)} created.`,
     );
     if (r) {
       setIssued(r);
@@ -151,7 +158,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
       {issued ? <SecretOnce {...issued} onDismiss={() => setIssued(null)} /> : null}
       <ActionNotice action={action} />
       <form class="card" onSubmit={create} aria-labelledby={formTitle}>
-        <h2 id={formTitle}>{p.noun.formTitle}</h2>
+        <h2 id={formTitle}>New {p.noun.name}</h2>
         <div class="grid-2">
           <TextField label={`${p.noun.field} name`} value={name} onInput={setName} required />
           <TextField label={`${p.noun.field} note`} value={note} onInput={setNote} />
@@ -169,7 +176,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
       </form>
       {p.between?.(ctx)}
       <DataTable
-        caption={p.noun.caption}
+        caption={`${p.noun.field}s`}
         columns={columns}
         rows={rows}
         rowKey={(c) => c.id}
@@ -178,7 +185,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
       />
       <ConfirmFor
         target={confirm}
-        title={`${confirm?.kind === "revoke" ? "Revoke" : "Delete"} ${p.noun.confirm}`}
+        title={`${confirm?.kind === "revoke" ? "Revoke" : "Delete"} ${p.noun.name}`}
         confirmLabel={confirm?.kind === "revoke" ? "Revoke" : "Delete"}
         onClose={() => setConfirm(null)}
         onConfirm={(c) =>

@@ -1,4 +1,5 @@
 import type { Upstream } from "../../api/wire.js";
+import { choicesOf } from "../../components/choices.js";
 import { DraftFields } from "./draft-fields.js";
 import type { SectionProps } from "./use-channel-draft.js";
 
@@ -28,10 +29,14 @@ export function ChannelSourceSection(p: SectionProps & { isNew: boolean; upstrea
         {
           field: "upstream",
           label: "Upstream",
-          options: [
-            { value: "", label: "(none: use the source URL)" },
-            ...upstreams.map((u) => ({ value: u.id, label: `${u.id} — ${u.base_url}` })),
-          ],
+          options: choicesOf(
+            [{ value: "", label: "(none: use the source URL)" }],
+            upstreams,
+            (u) => ({
+              value: u.id,
+              label: `${u.id} — ${u.base_url}`,
+            }),
+          ),
         },
         { field: "path", label: "Upstream path" },
         { field: "logo_url", label: "Logo URL", type: "url" },

@@ -3,7 +3,8 @@ import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { BulkAnswer, Channel } from "../../api/wire.js";
 import { ActionButton } from "../../components/action-button.js";
-import { ConfirmFor } from "../../components/confirm-dialog.js";
+import { type Choice, choicesOf } from "../../components/choices.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { thenReload, useAction } from "../../components/use-action.js";
@@ -15,6 +16,13 @@ import { ChannelTools } from "./channel-tools.js";
 
 /** Rows rendered at once; "Show more" adds as many (keeps 1,000 channels fast). */
 const PAGE = 100;
+
+/** The state filter's choices. */
+const STATES: readonly Choice[] = [
+  { value: "all", label: "All" },
+  { value: "enabled", label: "Enabled" },
+  { value: "disabled", label: "Disabled" },
+];
 
 /** The catalog: search, filters, bulk switches, reorder, and the editor of one channel. */
 export function ChannelsScreen() {
@@ -115,21 +123,12 @@ export function ChannelsScreen() {
           label="Group"
           value={group}
           onChange={setGroup}
-          options={[
-            { value: "", label: "All groups" },
-            ...groups.map((g) => ({ value: g, label: g })),
-          ]}
+          options={choicesOf([{ value: "", label: "All groups" }], groups, (g) => ({
+            value: g,
+            label: g,
+          }))}
         />
-        <SelectField
-          label="State"
-          value={state}
-          onChange={setState}
-          options={[
-            { value: "all", label: "All" },
-            { value: "enabled", label: "Enabled" },
-            { value: "disabled", label: "Disabled" },
-          ]}
-        />
+        <SelectField label="State" value={state} onChange={setState} options={STATES} />
         <div class="toolbar-actions">
           <button
             type="button"
@@ -200,12 +199,11 @@ export function ChannelsScreen() {
           ) : null}
         </>
       )}
-      <ConfirmFor
+      <ConfirmDelete
+        noun="channel"
         target={toDelete}
-        title="Delete channel"
-        confirmLabel="Delete"
         onClose={() => setToDelete(null)}
-        onConfirm={(c) =>
+        onDelete={(c) =>
           void action.run(async () => {
             await api.channels.remove(c.id, c.revision);
             if (selected === c.id) setSelected(null);
@@ -218,7 +216,7 @@ export function ChannelsScreen() {
             Delete the channel <strong>{c.title}</strong> ({c.id})? Players lose it at once.
           </p>
         )}
-      </ConfirmFor>
+      </ConfirmDelete>
     </section>
   );
 }

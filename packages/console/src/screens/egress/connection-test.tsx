@@ -21,8 +21,17 @@ const OUTCOMES: Record<string, string> = {
   network: "The connection failed (refused or reset).",
 };
 
+type Target = NonNullable<EgressTest["target"]>;
+
+/** What the test can reach: the spec's built-in probe, a channel's source, or any URL. */
+const TARGETS: readonly { value: Target; label: string }[] = [
+  { value: "public", label: "built-in public HTTPS probe" },
+  { value: "source", label: "a channel source URL" },
+  { value: "custom", label: "a custom URL" },
+];
+
 export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
-  const [target, setTarget] = useState<NonNullable<EgressTest["target"]>>("public");
+  const [target, setTarget] = useState<Target>("public");
   const [url, setUrl] = useState("");
   const [proxyId, setProxyId] = useState("");
   const [result, setResult] = useState<EgressTestAnswer | null>(null);
@@ -46,16 +55,7 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
     >
       <h2 id="egress-test-title">Connection test</h2>
       <div class="grid-2">
-        <SelectField
-          label="Target"
-          value={target}
-          onChange={setTarget}
-          options={[
-            { value: "public", label: "built-in public HTTPS probe" },
-            { value: "source", label: "a channel source URL" },
-            { value: "custom", label: "a custom URL" },
-          ]}
-        />
+        <SelectField label="Target" value={target} onChange={setTarget} options={TARGETS} />
         {target !== "public" ? (
           <TextField label="Test URL" type="url" value={url} onInput={setUrl} />
         ) : null}

@@ -2,13 +2,14 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { GuideSourceEntry, GuideStatus } from "../../api/wire.js";
 import { ActionButton } from "../../components/action-button.js";
-import { ConfirmFor } from "../../components/confirm-dialog.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
 import { thenReload, useAction } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
+import { useRowEditor } from "../../components/use-row-editor.js";
 import { GuideMatches } from "./guide-matches.js";
 import { GuideSourceForm } from "./guide-source-form.js";
 
@@ -24,8 +25,6 @@ export function GuideScreen() {
   const [sources, setSources] = useState<GuideSourceEntry[]>([]);
   const [statuses, setStatuses] = useState<GuideStatus[]>([]);
   const presets = useOptionalList(async () => (await api.guide.presets()).presets ?? []);
-  const [editing, setEditing] = useState<GuideSourceEntry | "new" | null>(null);
-  const [toDelete, setToDelete] = useState<GuideSourceEntry | null>(null);
   const action = useAction();
 
   const reload = useCallback(async () => {
@@ -36,6 +35,7 @@ export function GuideScreen() {
   useEffect(() => {
     void action.run(reload);
   }, [reload]);
+  const rows = useRowEditor<GuideSourceEntry>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<GuideSourceEntry>[] = [
@@ -67,8 +67,8 @@ export function GuideScreen() {
       cellClass: "actions-cell",
       cell: (e) => (
         <>
-          <RowButton label="Edit" of={e.source.id} onClick={() => setEditing(e)} />
-          <RowButton label="Delete" of={e.source.id} danger onClick={() => setToDelete(e)} />
+          <RowButton label="Edit" of={e.source.id} onClick={() => rows.edit(e)} />
+          <RowButton label="Delete" of={e.source.id} danger onClick={() => rows.askDelete(e)} />
         </>
       ),
     },
@@ -77,7 +77,7 @@ export function GuideScreen() {
     <section aria-labelledby="guide-title">
       <h1 id="guide-title">Guide</h1>
       <div class="toolbar-actions">
-        <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
+        <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
         </button>
         <ActionButton
@@ -94,15 +94,11 @@ export function GuideScreen() {
         </ActionButton>
       </div>
       <ActionNotice action={action} busyText="Refreshing the guide…" />
-      {editing ? (
+      {rows.editing ? (
         <GuideSourceForm
-          entry={editing === "new" ? null : editing}
+          entry={rows.editing === "new" ? null : rows.editing}
           presets={presets}
-          onDone={async (msg) => {
-            setEditing(null);
-            await action.run(reload, msg);
-          }}
-          onCancel={() => setEditing(null)}
+          {...rows.formProps}
         />
       ) : null}
       <DataTable
@@ -113,12 +109,11 @@ export function GuideScreen() {
         empty="No guide source yet."
       />
       <GuideMatches />
-      <ConfirmFor
-        target={toDelete}
-        title="Delete guide source"
-        confirmLabel="Delete"
-        onClose={() => setToDelete(null)}
-        onConfirm={(e) =>
+      <ConfirmDelete
+        noun="guide source"
+        target={rows.toDelete}
+        onClose={rows.closeDelete}
+        onDelete={(e) =>
           void action.run(
             thenReload(() => api.guide.remove(e.source.id, e.revision), reload),
             `${e.source.id} deleted (a preset is hidden instead).`,
@@ -126,7 +121,7 @@ export function GuideScreen() {
         }
       >
         {(e) => <p>Delete the guide source "{e.source.id}"?</p>}
-      </ConfirmFor>
+      </ConfirmDelete>
     </section>
   );
 }

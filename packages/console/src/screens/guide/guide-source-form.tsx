@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { GuideSourceEntry, GuideSourceWrite } from "../../api/wire.js";
+import { choicesOf } from "../../components/choices.js";
 import { EditForm } from "../../components/edit-form.js";
 import { CheckboxField, SelectField, TextField } from "../../components/field.js";
 
@@ -45,10 +46,10 @@ export function GuideSourceForm(p: {
           label="Start from a preset"
           value=""
           onChange={usePreset}
-          options={[
-            { value: "", label: "(none)" },
-            ...p.presets.map((x) => ({ value: x.id, label: x.name ?? x.id })),
-          ]}
+          options={choicesOf([{ value: "", label: "(none)" }], p.presets, (x) => ({
+            value: x.id,
+            label: x.name ?? x.id,
+          }))}
         />
       ) : null}
       <div class="grid-2">

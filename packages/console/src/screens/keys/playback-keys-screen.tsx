@@ -22,13 +22,7 @@ export function PlaybackKeysScreen() {
         playback only, never admin access.
       </p>
       <CredentialManager<PlaybackKey>
-        noun={{
-          field: "Key",
-          formTitle: "New playback key",
-          caption: "Keys",
-          confirm: "playback key",
-          created: "Playback key created.",
-        }}
+        noun={{ field: "Key", name: "playback key" }}
         empty="No playback key yet."
         rowAttribute="data-key"
         load={loadKeys}

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { AccessRecord } from "../../api/wire.js";
+import { choicesOf } from "../../components/choices.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
@@ -44,10 +45,10 @@ export function LogsScreen() {
           label="Playback key"
           value={tokenId}
           onChange={setTokenId}
-          options={[
-            { value: "", label: "All keys" },
-            ...keys.map((k) => ({ value: k.id, label: `${k.name} (${k.token_prefix}…)` })),
-          ]}
+          options={choicesOf([{ value: "", label: "All keys" }], keys, (k) => ({
+            value: k.id,
+            label: `${k.name} (${k.token_prefix}…)`,
+          }))}
         />
         <SelectField
           label="Records"

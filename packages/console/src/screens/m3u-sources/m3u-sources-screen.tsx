@@ -2,12 +2,13 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
-import { ConfirmFor } from "../../components/confirm-dialog.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
 import { thenReload, useAction } from "../../components/use-action.js";
+import { useRowEditor } from "../../components/use-row-editor.js";
 import { M3uSourceForm } from "./m3u-source-form.js";
 
 function LastResult({ status }: { status: M3uSourceStatus | undefined }) {
@@ -25,8 +26,6 @@ export function M3uSourcesScreen() {
   const [sources, setSources] = useState<M3uSource[]>([]);
   const [statuses, setStatuses] = useState<M3uSourceStatus[]>([]);
   const [off, setOff] = useState(false);
-  const [editing, setEditing] = useState<M3uSource | "new" | null>(null);
-  const [toDelete, setToDelete] = useState<M3uSource | null>(null);
   const action = useAction();
 
   const reload = useCallback(async () => {
@@ -43,6 +42,7 @@ export function M3uSourcesScreen() {
   useEffect(() => {
     void action.run(reload);
   }, [reload]);
+  const rows = useRowEditor<M3uSource>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<M3uSource>[] = [
@@ -78,8 +78,8 @@ export function M3uSourcesScreen() {
               )
             }
           />
-          <RowButton label="Edit" of={s.id} onClick={() => setEditing(s)} />
-          <RowButton label="Delete" of={s.id} danger onClick={() => setToDelete(s)} />
+          <RowButton label="Edit" of={s.id} onClick={() => rows.edit(s)} />
+          <RowButton label="Delete" of={s.id} danger onClick={() => rows.askDelete(s)} />
         </>
       ),
     },
@@ -98,20 +98,13 @@ export function M3uSourcesScreen() {
     <section aria-labelledby="m3u-sources-title">
       <h1 id="m3u-sources-title">M3U sources</h1>
       <div class="toolbar-actions">
-        <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
+        <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
         </button>
       </div>
       <ActionNotice action={action} busyText="Working…" />
-      {editing ? (
-        <M3uSourceForm
-          source={editing === "new" ? null : editing}
-          onDone={async (msg) => {
-            setEditing(null);
-            await action.run(reload, msg);
-          }}
-          onCancel={() => setEditing(null)}
-        />
+      {rows.editing ? (
+        <M3uSourceForm source={rows.editing === "new" ? null : rows.editing} {...rows.formProps} />
       ) : null}
       <DataTable
         caption="Sources"
@@ -120,12 +113,11 @@ export function M3uSourcesScreen() {
         rowKey={(s) => s.id}
         empty="No M3U source yet."
       />
-      <ConfirmFor
-        target={toDelete}
-        title="Delete M3U source"
-        confirmLabel="Delete"
-        onClose={() => setToDelete(null)}
-        onConfirm={(s) =>
+      <ConfirmDelete
+        noun="M3U source"
+        target={rows.toDelete}
+        onClose={rows.closeDelete}
+        onDelete={(s) =>
           void action.run(
             thenReload(() => api.m3uSources.remove(s.id, s.revision), reload),
             `${s.id} deleted; its channels stay.`,
@@ -133,7 +125,7 @@ export function M3uSourcesScreen() {
         }
       >
         {(s) => <p>Delete the M3U source "{s.id}"? Its channels stay, no longer synced.</p>}
-      </ConfirmFor>
+      </ConfirmDelete>
     </section>
   );
 }

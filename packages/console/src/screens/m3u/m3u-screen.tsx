@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { DuplicatesMode, ImportAnswer, ImportEntry } from "../../api/wire.js";
 import { type Column, DataTable } from "../../components/data-table.js";
-import { CheckboxField, FormField, TextAreaField } from "../../components/field.js";
+import { CheckboxField, FormField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
 
@@ -80,12 +80,7 @@ export function M3uScreen() {
             />
           )}
         />
-        <TextAreaField
-          label="Or paste the playlist"
-          value={content}
-          onInput={setContent}
-          rows={8}
-        />
+        <TextField label="Or paste the playlist" value={content} onInput={setContent} rows={8} />
         <CheckboxField
           label="Entries sharing a tvg-id become one channel with fallback sources"
           checked={asFallbacks}

@@ -72,13 +72,7 @@ export function ApiTokensScreen() {
         credentials or manage tokens.
       </p>
       <CredentialManager<ApiToken>
-        noun={{
-          field: "Token",
-          formTitle: "New token",
-          caption: "Tokens",
-          confirm: "token",
-          created: "Token created.",
-        }}
+        noun={{ field: "Token", name: "token" }}
         empty="No API token yet."
         rowAttribute="data-token"
         load={loadTokens}

@@ -1,0 +1,31 @@
+import { useState } from "preact/hooks";
+import type { Action } from "./use-action.js";
+
+/**
+ * The editing state of a list screen: the row open in its form (`"new"` for a new
+ * one) and the row awaiting delete confirmation. `formProps` are the form's
+ * `onDone`/`onCancel`: both close it, and a save reloads the list with its message.
+ *
+ * @example
+ * const rows = useRowEditor<M3uSource>(action, reload);
+ * {rows.editing ? <M3uSourceForm source={rows.editing === "new" ? null : rows.editing} {...rows.formProps} /> : null}
+ */
+export function useRowEditor<T>(action: Action, reload: () => Promise<void>) {
+  const [editing, setEditing] = useState<T | "new" | null>(null);
+  const [toDelete, setToDelete] = useState<T | null>(null);
+  const close = () => setEditing(null);
+  return {
+    editing,
+    edit: (row: T | "new") => setEditing(row),
+    toDelete,
+    askDelete: (row: T) => setToDelete(row),
+    closeDelete: () => setToDelete(null),
+    formProps: {
+      onDone: async (message: string) => {
+        close();
+        await action.run(reload, message);
+      },
+      onCancel: close,
+    },
+  };
+}
