@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useState } from "preact/hooks";
+import { Card } from "./card.js";
 import { ConfirmFor } from "./confirm-dialog.js";
 import { type Column, DataTable } from "./data-table.js";
 import { EXPIRY_CHOICES, formatTime } from "./display-values.js";
@@ -98,8 +99,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
   }, [reload]);
   const ctx: CredentialContext = { action, reload, showSecret: setIssued };
 
-  const create = async (e: Event) => {
-    e.preventDefault();
+  const create = async () => {
     const r = await action.run(
       () => p.create({ name, note, expires_in_sec: Number(expiry) }),
       `${capitalized(p.noun.name)} created.`,
@@ -157,8 +157,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
     <>
       {issued ? <SecretOnce {...issued} onDismiss={() => setIssued(null)} /> : null}
       <ActionNotice action={action} />
-      <form class="card" onSubmit={create} aria-labelledby={formTitle}>
-        <h2 id={formTitle}>New {p.noun.name}</h2>
+      <Card titleId={formTitle} title={`New ${p.noun.name}`} onSubmit={() => void create()}>
         <div class="grid-2">
           <TextField label={`${p.noun.field} name`} value={name} onInput={setName} required />
           <TextField label={`${p.noun.field} note`} value={note} onInput={setNote} />
@@ -173,7 +172,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
         <button type="submit" class="btn btn-primary" disabled={action.busy}>
           Create {p.noun.field.toLowerCase()}
         </button>
-      </form>
+      </Card>
       {p.between?.(ctx)}
       <DataTable
         caption={`${p.noun.field}s`}

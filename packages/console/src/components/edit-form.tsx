@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { Card } from "./card.js";
 import { ActionNotice } from "./notice.js";
 import { useAction } from "./use-action.js";
 
@@ -24,16 +25,14 @@ export function EditForm(p: {
 }) {
   const action = useAction();
   return (
-    <form
-      class="card"
-      aria-labelledby={p.titleId}
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <Card
+      titleId={p.titleId}
+      title={p.title}
+      onSubmit={async () => {
         const ok = await action.run(p.save);
         if (ok !== undefined) p.onDone(p.saved);
       }}
     >
-      <h2 id={p.titleId}>{p.title}</h2>
       {p.children}
       <ActionNotice action={action} />
       <div class="row-actions">
@@ -44,6 +43,6 @@ export function EditForm(p: {
           Cancel
         </button>
       </div>
-    </form>
+    </Card>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { Channel, ProbeAnswer } from "../../api/wire.js";
 import { ActionButton } from "../../components/action-button.js";
+import { Card } from "../../components/card.js";
 import { Detail } from "../../components/detail-list.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
@@ -15,8 +16,7 @@ export function ChannelTools({ channel }: { channel: Channel }) {
   const [preview, setPreview] = useState<{ url: string; expires: string } | null>(null);
   const id = channel.id;
   return (
-    <section class="card" aria-labelledby="tools-title">
-      <h2 id="tools-title">Tools for {channel.title}</h2>
+    <Card titleId="tools-title" title={`Tools for ${channel.title}`}>
       <div class="row-actions">
         <ActionButton
           action={action}
@@ -59,7 +59,7 @@ export function ChannelTools({ channel }: { channel: Channel }) {
           <PreviewPlayer url={preview.url} title={channel.title} />
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }
 

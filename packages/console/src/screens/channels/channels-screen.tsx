@@ -7,6 +7,7 @@ import { type Choice, choicesOf } from "../../components/choices.js";
 import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { thenReload, useAction } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 import { rewriteOf } from "./channel-draft.js";
@@ -106,8 +107,7 @@ export function ChannelsScreen() {
     );
 
   return (
-    <section aria-labelledby="channels-title">
-      <h1 id="channels-title">Channels</h1>
+    <Screen titleId="channels-title" title="Channels">
       <div class="toolbar">
         <TextField
           label="Search"
@@ -217,6 +217,6 @@ export function ChannelsScreen() {
           </p>
         )}
       </ConfirmDelete>
-    </section>
+    </Screen>
   );
 }

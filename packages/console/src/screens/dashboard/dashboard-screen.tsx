@@ -4,6 +4,7 @@ import { api } from "../../api/client.js";
 import type { Status } from "../../api/wire.js";
 import { formatBytes, formatDuration, formatTime } from "../../components/display-values.js";
 import { ErrorText } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { usePolling } from "../../components/use-polling.js";
 import { SessionsTable } from "./sessions-table.js";
 
@@ -36,8 +37,7 @@ export function DashboardScreen() {
     }
   }, POLL_MS);
   return (
-    <section aria-labelledby="dash-title">
-      <h1 id="dash-title">Dashboard</h1>
+    <Screen titleId="dash-title" title="Dashboard">
       <p class="muted">
         Refreshes every {POLL_MS / 1000} s while this tab is visible. Last update: {formatTime(at)}
       </p>
@@ -57,6 +57,6 @@ export function DashboardScreen() {
       ) : (
         !error && <p role="status">Loading status…</p>
       )}
-    </section>
+    </Screen>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressTest, EgressTestAnswer } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { Detail } from "../../components/detail-list.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
@@ -37,11 +38,10 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
   const [result, setResult] = useState<EgressTestAnswer | null>(null);
   const action = useAction();
   return (
-    <form
-      class="card"
-      aria-labelledby="egress-test-title"
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <Card
+      titleId="egress-test-title"
+      title="Connection test"
+      onSubmit={async () => {
         setResult(null);
         const r = await action.run(() =>
           api.egress.test({
@@ -53,7 +53,6 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
         if (r) setResult(r);
       }}
     >
-      <h2 id="egress-test-title">Connection test</h2>
       <div class="grid-2">
         <SelectField label="Target" value={target} onChange={setTarget} options={TARGETS} />
         {target !== "public" ? (
@@ -96,6 +95,6 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
           <Detail term="Duration">{`${result.dur_ms} ms`}</Detail>
         </dl>
       ) : null}
-    </form>
+    </Card>
   );
 }

@@ -2,8 +2,10 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { EgressConfig } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { useAction } from "../../components/use-action.js";
 import { ConnectionTest } from "./connection-test.js";
 import { ProxyList } from "./proxy-list.js";
@@ -48,16 +50,14 @@ export function EgressScreen() {
     }, done);
 
   return (
-    <section aria-labelledby="egress-title">
-      <h1 id="egress-title">Egress</h1>
+    <Screen titleId="egress-title" title="Egress">
       <ActionNotice action={action} />
       {cfg ? (
         <>
-          <form
-            class="card"
-            aria-labelledby="egress-main-title"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <Card
+            titleId="egress-main-title"
+            title="Routing"
+            onSubmit={() => {
               void write(
                 (rev) =>
                   api.egress.replace(rev, {
@@ -71,7 +71,6 @@ export function EgressScreen() {
               );
             }}
           >
-            <h2 id="egress-main-title">Routing</h2>
             <p class="muted">
               Stored configuration from {cfg.source}, revision {cfg.revision}.
             </p>
@@ -93,12 +92,12 @@ export function EgressScreen() {
             <button type="submit" class="btn btn-primary" disabled={action.busy}>
               Save routing
             </button>
-          </form>
+          </Card>
           <ProxyList proxies={cfg.proxies} write={write} />
           <RuleList rules={cfg.rules} proxies={cfg.proxies} write={write} />
           <ConnectionTest proxies={cfg.proxies} />
         </>
       ) : null}
-    </section>
+    </Screen>
   );
 }

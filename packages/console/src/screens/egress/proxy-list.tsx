@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressProxyWrite } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 import { RowButton } from "../../components/row-button.js";
 
@@ -24,8 +25,7 @@ export function ProxyList(p: {
     setDisabled(px?.disabled ?? false);
   };
   return (
-    <section class="card" aria-labelledby="proxies-title">
-      <h2 id="proxies-title">Proxy profiles</h2>
+    <Card titleId="proxies-title" title="Proxy profiles">
       {p.proxies.length === 0 ? (
         <p>No proxy profile.</p>
       ) : (
@@ -92,6 +92,6 @@ export function ProxyList(p: {
           Add proxy
         </button>
       )}
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressRule, RuleKind } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { routeOptions } from "./route-options.js";
 
@@ -16,8 +17,7 @@ export function RuleList(p: {
   const [value, setValue] = useState("");
   const [proxy, setProxy] = useState("direct");
   return (
-    <section class="card" aria-labelledby="rules-title">
-      <h2 id="rules-title">Routing rules</h2>
+    <Card titleId="rules-title" title="Routing rules">
       {p.rules.length === 0 ? (
         <p>No rule: every request takes the default route.</p>
       ) : (
@@ -76,6 +76,6 @@ export function RuleList(p: {
           Add rule
         </button>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -7,6 +7,7 @@ import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
 import { thenReload, useAction } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 import { useRowEditor } from "../../components/use-row-editor.js";
@@ -74,8 +75,7 @@ export function GuideScreen() {
     },
   ];
   return (
-    <section aria-labelledby="guide-title">
-      <h1 id="guide-title">Guide</h1>
+    <Screen titleId="guide-title" title="Guide">
       <div class="toolbar-actions">
         <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
@@ -122,6 +122,6 @@ export function GuideScreen() {
       >
         {(e) => <p>Delete the guide source "{e.source.id}"?</p>}
       </ConfirmDelete>
-    </section>
+    </Screen>
   );
 }

@@ -4,6 +4,7 @@ import type { PlaybackKey } from "../../api/wire.js";
 import { CredentialManager } from "../../components/credential-manager.js";
 import { FormField, TextField } from "../../components/field.js";
 import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 
 const loadKeys = async () => (await api.playbackKeys.list()).access_tokens;
@@ -15,8 +16,7 @@ export function PlaybackKeysScreen() {
   const [maxConnections, setMaxConnections] = useState("");
   const [xtreamUsername, setXtreamUsername] = useState("");
   return (
-    <section aria-labelledby="keys-title">
-      <h1 id="keys-title">Playback keys</h1>
+    <Screen titleId="keys-title" title="Playback keys">
       <p class="muted">
         A playback key goes into player URLs (<code>/p/&lt;key&gt;/playlist.m3u</code>). It grants
         playback only, never admin access.
@@ -147,7 +147,7 @@ export function PlaybackKeysScreen() {
         remove={(k) => api.playbackKeys.remove(k.id, k.revision)}
         confirmText={(_kind, k) => `Players using "${k.name}" get 401 from now on.`}
       />
-    </section>
+    </Screen>
   );
 }
 

@@ -7,6 +7,7 @@ import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { thenReload, useAction } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 
@@ -38,8 +39,7 @@ export function LogsScreen() {
   }, [reload]);
 
   return (
-    <section aria-labelledby="logs-title">
-      <h1 id="logs-title">Playback access log</h1>
+    <Screen titleId="logs-title" title="Playback access log">
       <div class="toolbar">
         <SelectField
           label="Playback key"
@@ -88,6 +88,6 @@ export function LogsScreen() {
       >
         <p>Delete every playback access record? This cannot be undone.</p>
       </ConfirmDialog>
-    </section>
+    </Screen>
   );
 }

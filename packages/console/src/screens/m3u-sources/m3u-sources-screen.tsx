@@ -7,6 +7,7 @@ import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
 import { thenReload, useAction } from "../../components/use-action.js";
 import { useRowEditor } from "../../components/use-row-editor.js";
 import { M3uSourceForm } from "./m3u-source-form.js";
@@ -86,17 +87,15 @@ export function M3uSourcesScreen() {
   ];
   if (off)
     return (
-      <section aria-labelledby="m3u-sources-title">
-        <h1 id="m3u-sources-title">M3U sources</h1>
+      <Screen titleId="m3u-sources-title" title="M3U sources">
         <p>
           M3U provider sources are switched off: set <code>extensions.m3u_sources: true</code> in
           the config file.
         </p>
-      </section>
+      </Screen>
     );
   return (
-    <section aria-labelledby="m3u-sources-title">
-      <h1 id="m3u-sources-title">M3U sources</h1>
+    <Screen titleId="m3u-sources-title" title="M3U sources">
       <div class="toolbar-actions">
         <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
@@ -126,6 +125,6 @@ export function M3uSourcesScreen() {
       >
         {(s) => <p>Delete the M3U source "{s.id}"? Its channels stay, no longer synced.</p>}
       </ConfirmDelete>
-    </section>
+    </Screen>
   );
 }

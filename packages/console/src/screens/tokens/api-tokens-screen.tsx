@@ -8,6 +8,7 @@ import {
 } from "../../components/credential-manager.js";
 import { Fieldset } from "../../components/field.js";
 import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
 import { AuditLog } from "./audit-log.js";
 import { ScopeChecks } from "./scope-checks.js";
 import { TokenEditor } from "./token-editor.js";
@@ -65,8 +66,7 @@ export function ApiTokensScreen() {
   const [auditKey, setAuditKey] = useState(0);
 
   return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">API tokens</h1>
+    <Screen titleId="tokens-title" title="API tokens">
       <p class="muted">
         Tokens let scripts call the admin API with independent scopes. They cannot change login
         credentials or manage tokens.
@@ -117,6 +117,6 @@ export function ApiTokensScreen() {
         </button>
       </div>
       <AuditLog key={auditKey} />
-    </section>
+    </Screen>
   );
 }
