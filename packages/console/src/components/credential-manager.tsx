@@ -55,12 +55,11 @@ export interface CredentialContext {
 export interface CredentialManagerProps<C extends Credential> {
   /**
    * What the screen calls one: `field` starts the labels (`Token name`, the `Tokens`
-   * caption), `name` the sentences (`New token`, `Delete token`, `Token created.`).
+   * caption) and names the row attribute the tests and links find a row by
+   * (`data-token`); `name` the sentences (`New token`, `Delete token`, `Token created.`).
    */
   noun: { field: string; name: string };
   empty: string;
-  /** The row attribute the tests and links find a row by (`data-token`, `data-key`). */
-  rowAttribute: string;
   load: () => Promise<C[]>;
   /** Creates from the shared fields; the screen adds its own (scopes, channels). */
   create: (base: { name: string; note: string; expires_in_sec: number }) => Promise<IssuedSecret>;
@@ -179,7 +178,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
         columns={columns}
         rows={rows}
         rowKey={(c) => c.id}
-        rowProps={(c) => ({ [p.rowAttribute]: c.name })}
+        rowProps={(c) => ({ [`data-${p.noun.field.toLowerCase()}`]: c.name })}
         empty={p.empty}
       />
       <ConfirmFor

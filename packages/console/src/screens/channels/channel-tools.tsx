@@ -74,7 +74,7 @@ function ProbeResult({ probe }: { probe: ProbeAnswer }) {
           {probe.ok ? "reachable" : "failed"}
         </span>
       </Detail>
-      <Detail term="Status">{http === undefined ? null : <>{http.status}</>}</Detail>
+      <Detail term="Status">{http?.status}</Detail>
       <Detail term="Content type">{http?.content_type}</Detail>
       <Detail term="Final URL" wrap>
         {http?.final_url}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useMemo, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { BulkAnswer, Channel } from "../../api/wire.js";
@@ -8,7 +8,7 @@ import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { thenReload, useAction } from "../../components/use-action.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 import { rewriteOf } from "./channel-draft.js";
 import { ChannelForm } from "./channel-form.js";
@@ -43,9 +43,7 @@ export function ChannelsScreen() {
     setChannels(r.channels);
   }, []);
 
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
 
   const groups = useMemo(
     () => [...new Set((channels ?? []).map((c) => c.group).filter((g) => g !== ""))].sort(),

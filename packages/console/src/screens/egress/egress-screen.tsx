@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { EgressConfig } from "../../api/wire.js";
@@ -6,7 +6,7 @@ import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { useAction } from "../../components/use-action.js";
+import { useAction, useAutoLoad } from "../../components/use-action.js";
 import { ConnectionTest } from "./connection-test.js";
 import { ProxyList } from "./proxy-list.js";
 import { routeOptions } from "./route-options.js";
@@ -27,9 +27,7 @@ export function EgressScreen() {
     setPolicy(r.playlist_policy);
     setDocker(r.docker_proxy_host);
   }, []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
 
   /** Every egress write needs the document's revision; a 409 reloads it. */
   const write = (fn: (revision: number) => Promise<unknown>, done: string) =>

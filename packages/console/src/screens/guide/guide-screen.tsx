@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { GuideSourceEntry, GuideStatus } from "../../api/wire.js";
 import { ActionButton } from "../../components/action-button.js";
@@ -8,7 +8,8 @@ import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
 import { Screen } from "../../components/screen.js";
-import { thenReload, useAction } from "../../components/use-action.js";
+import { SourceCell } from "../../components/source-cell.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 import { useRowEditor } from "../../components/use-row-editor.js";
 import { GuideMatches } from "./guide-matches.js";
@@ -33,21 +34,14 @@ export function GuideScreen() {
     setSources(r.sources);
     setStatuses(r.statuses);
   }, []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
   const rows = useRowEditor<GuideSourceEntry>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<GuideSourceEntry>[] = [
     {
       header: "Source",
-      cell: (e) => (
-        <>
-          {e.source.name || e.source.id}
-          <span class="muted block">{e.source.url}</span>
-        </>
-      ),
+      cell: (e) => <SourceCell {...e.source} />,
     },
     { header: "Enabled", cell: (e) => (e.enabled ? "yes" : "no") },
     { header: "Last success", cell: (e) => formatTime(statusOf(e.source.id)?.last_success) },

@@ -24,7 +24,6 @@ export function PlaybackKeysScreen() {
       <CredentialManager<PlaybackKey>
         noun={{ field: "Key", name: "playback key" }}
         empty="No playback key yet."
-        rowAttribute="data-key"
         load={loadKeys}
         create={async (base) => {
           const r = await api.playbackKeys.create({

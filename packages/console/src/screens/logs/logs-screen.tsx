@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { AccessRecord } from "../../api/wire.js";
 import { choicesOf } from "../../components/choices.js";
@@ -8,7 +8,7 @@ import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { thenReload, useAction } from "../../components/use-action.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
 import { useOptionalList } from "../../components/use-optional-list.js";
 
 const COLUMNS: Column<AccessRecord>[] = [
@@ -34,9 +34,7 @@ export function LogsScreen() {
       setLogs((await api.accessLogs.list({ limit: Number(limit), token_id: tokenId })).access_logs),
     [limit, tokenId],
   );
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
 
   return (
     <Screen titleId="logs-title" title="Playback access log">

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { ApiError } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
@@ -8,7 +8,8 @@ import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
 import { Screen } from "../../components/screen.js";
-import { thenReload, useAction } from "../../components/use-action.js";
+import { SourceCell } from "../../components/source-cell.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
 import { useRowEditor } from "../../components/use-row-editor.js";
 import { M3uSourceForm } from "./m3u-source-form.js";
 
@@ -40,21 +41,14 @@ export function M3uSourcesScreen() {
       else throw err;
     }
   }, []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
   const rows = useRowEditor<M3uSource>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<M3uSource>[] = [
     {
       header: "Source",
-      cell: (s) => (
-        <>
-          {s.name || s.id}
-          <span class="muted block">{s.url}</span>
-        </>
-      ),
+      cell: (s) => <SourceCell {...s} />,
     },
     { header: "Every", cell: (s) => (s.enabled ? `${s.refresh_interval_min} min` : "manual") },
     { header: "Last success", cell: (s) => formatTime(statusOf(s.id)?.last_success) },

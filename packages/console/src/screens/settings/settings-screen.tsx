@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { Settings } from "../../api/wire.js";
@@ -7,7 +7,7 @@ import { formatTime } from "../../components/display-values.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { useAction } from "../../components/use-action.js";
+import { useAction, useAutoLoad } from "../../components/use-action.js";
 
 /** `GET`/`PUT /v1/admin/settings`: runtime values, config-file values read-only, TLS state. */
 export function SettingsScreen() {
@@ -26,9 +26,7 @@ export function SettingsScreen() {
     setTls(r.tls_enabled);
     setStale(false);
   }, []);
-  useEffect(() => {
-    void action.run(load);
-  }, [load]);
+  useAutoLoad(action, load);
 
   const save = async () => {
     if (s === null) return;

@@ -74,7 +74,6 @@ export function ApiTokensScreen() {
       <CredentialManager<ApiToken>
         noun={{ field: "Token", name: "token" }}
         empty="No API token yet."
-        rowAttribute="data-token"
         load={loadTokens}
         create={async (base) => {
           const r = await api.apiTokens.create({ ...base, scopes });
