@@ -1,6 +1,15 @@
 import { useState } from "preact/hooks";
 import type { Action } from "./use-action.js";
 
+export interface RowEditor<T> {
+  editing: T | "new" | null;
+  edit: (row: T | "new") => void;
+  toDelete: T | null;
+  askDelete: (row: T) => void;
+  closeDelete: () => void;
+  formProps: { onDone: (message: string) => Promise<void>; onCancel: () => void };
+}
+
 /**
  * The editing state of a list screen: the row open in its form (`"new"` for a new
  * one) and the row awaiting delete confirmation. `formProps` are the form's
@@ -10,7 +19,7 @@ import type { Action } from "./use-action.js";
  * const rows = useRowEditor<M3uSource>(action, reload);
  * {rows.editing ? <M3uSourceForm source={rows.editing === "new" ? null : rows.editing} {...rows.formProps} /> : null}
  */
-export function useRowEditor<T>(action: Action, reload: () => Promise<void>) {
+export function useRowEditor<T>(action: Action, reload: () => Promise<void>): RowEditor<T> {
   const [editing, setEditing] = useState<T | "new" | null>(null);
   const [toDelete, setToDelete] = useState<T | null>(null);
   const close = () => setEditing(null);

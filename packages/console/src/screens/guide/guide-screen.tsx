@@ -5,8 +5,8 @@ import { ActionButton } from "../../components/action-button.js";
 import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
+import { EditDeleteButtons } from "../../components/edit-delete-buttons.js";
 import { ActionNotice } from "../../components/notice.js";
-import { RowButton } from "../../components/row-button.js";
 import { Screen } from "../../components/screen.js";
 import { SourceCell } from "../../components/source-cell.js";
 import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
@@ -60,12 +60,7 @@ export function GuideScreen() {
     {
       header: "Actions",
       cellClass: "actions-cell",
-      cell: (e) => (
-        <>
-          <RowButton label="Edit" of={e.source.id} onClick={() => rows.edit(e)} />
-          <RowButton label="Delete" of={e.source.id} danger onClick={() => rows.askDelete(e)} />
-        </>
-      ),
+      cell: (e) => <EditDeleteButtons row={e} of={e.source.id} editor={rows} />,
     },
   ];
   return (

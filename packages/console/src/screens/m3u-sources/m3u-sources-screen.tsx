@@ -5,6 +5,7 @@ import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
 import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
+import { EditDeleteButtons } from "../../components/edit-delete-buttons.js";
 import { ActionNotice } from "../../components/notice.js";
 import { RowButton } from "../../components/row-button.js";
 import { Screen } from "../../components/screen.js";
@@ -73,8 +74,7 @@ export function M3uSourcesScreen() {
               )
             }
           />
-          <RowButton label="Edit" of={s.id} onClick={() => rows.edit(s)} />
-          <RowButton label="Delete" of={s.id} danger onClick={() => rows.askDelete(s)} />
+          <EditDeleteButtons row={s} of={s.id} editor={rows} />
         </>
       ),
     },
