@@ -1,4 +1,4 @@
-import { useCallback, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { EgressConfig } from "../../api/wire.js";
@@ -6,7 +6,8 @@ import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { useAction, useAutoLoad } from "../../components/use-action.js";
+import { useAction } from "../../components/use-action.js";
+import { useDocument } from "../../components/use-document.js";
 import { ConnectionTest } from "./connection-test.js";
 import { ProxyList } from "./proxy-list.js";
 import { routeOptions } from "./route-options.js";
@@ -14,20 +15,15 @@ import { RuleList } from "./rule-list.js";
 
 /** Egress routing (spec "Egress"): default route, policy, proxy profiles, rules, connection test. */
 export function EgressScreen() {
-  const [cfg, setCfg] = useState<EgressConfig | null>(null);
   const [def, setDef] = useState("direct");
   const [policy, setPolicy] = useState("auto");
   const [docker, setDocker] = useState("");
   const action = useAction();
-
-  const reload = useCallback(async () => {
-    const r = await api.egress.get();
-    setCfg(r);
+  const { doc: cfg, reload } = useDocument(action, api.egress.get, (r) => {
     setDef(r.default);
     setPolicy(r.playlist_policy);
     setDocker(r.docker_proxy_host);
-  }, []);
-  useAutoLoad(action, reload);
+  });
 
   /** Every egress write needs the document's revision; a 409 reloads it. */
   const write = (fn: (revision: number) => Promise<unknown>, done: string) =>

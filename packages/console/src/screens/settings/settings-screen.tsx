@@ -1,32 +1,31 @@
-import { useCallback, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Settings } from "../../api/wire.js";
 import { Card } from "../../components/card.js";
 import { formatTime } from "../../components/display-values.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { Screen } from "../../components/screen.js";
-import { useAction, useAutoLoad } from "../../components/use-action.js";
+import { useAction } from "../../components/use-action.js";
+import { useDocument } from "../../components/use-document.js";
 
 /** `GET`/`PUT /v1/admin/settings`: runtime values, config-file values read-only, TLS state. */
 export function SettingsScreen() {
-  const [s, setS] = useState<Settings | null>(null);
   const [baseUrl, setBaseUrl] = useState("");
   const [retention, setRetention] = useState("30");
   const [tls, setTls] = useState(false);
   const [stale, setStale] = useState(false);
   const action = useAction();
-
-  const load = useCallback(async () => {
-    const r = await api.settings.get();
-    setS(r);
+  const {
+    doc: s,
+    setDoc: setS,
+    reload: load,
+  } = useDocument(action, api.settings.get, (r) => {
     setBaseUrl(r.public_base_url);
     setRetention(r.access_log_retention_days);
     setTls(r.tls_enabled);
     setStale(false);
-  }, []);
-  useAutoLoad(action, load);
+  });
 
   const save = async () => {
     if (s === null) return;
