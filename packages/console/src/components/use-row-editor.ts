@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { Action } from "./use-action.js";
 
@@ -8,6 +9,8 @@ export interface RowEditor<T> {
   askDelete: (row: T) => void;
   closeDelete: () => void;
   formProps: { onDone: (message: string) => Promise<void>; onCancel: () => void };
+  /** The open form, rendered with its row (`null`: a new one); nothing while none is open. */
+  form: (render: (row: T | null) => ComponentChildren) => ComponentChildren;
 }
 
 /**
@@ -17,7 +20,7 @@ export interface RowEditor<T> {
  *
  * @example
  * const rows = useRowEditor<M3uSource>(action, reload);
- * {rows.editing ? <M3uSourceForm source={rows.editing === "new" ? null : rows.editing} {...rows.formProps} /> : null}
+ * {rows.form((source) => <M3uSourceForm source={source} {...rows.formProps} />)}
  */
 export function useRowEditor<T>(action: Action, reload: () => Promise<void>): RowEditor<T> {
   const [editing, setEditing] = useState<T | "new" | null>(null);
@@ -29,6 +32,7 @@ export function useRowEditor<T>(action: Action, reload: () => Promise<void>): Ro
     toDelete,
     askDelete: (row: T) => setToDelete(row),
     closeDelete: () => setToDelete(null),
+    form: (render) => (editing === null ? null : render(editing === "new" ? null : editing)),
     formProps: {
       onDone: async (message: string) => {
         close();

@@ -83,13 +83,9 @@ export function GuideScreen() {
         </ActionButton>
       </div>
       <ActionNotice action={action} busyText="Refreshing the guide…" />
-      {rows.editing ? (
-        <GuideSourceForm
-          entry={rows.editing === "new" ? null : rows.editing}
-          presets={presets}
-          {...rows.formProps}
-        />
-      ) : null}
+      {rows.form((entry) => (
+        <GuideSourceForm entry={entry} presets={presets} {...rows.formProps} />
+      ))}
       <DataTable
         caption="Sources"
         columns={columns}

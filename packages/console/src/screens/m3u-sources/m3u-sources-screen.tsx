@@ -96,9 +96,9 @@ export function M3uSourcesScreen() {
         </button>
       </div>
       <ActionNotice action={action} busyText="Working…" />
-      {rows.editing ? (
-        <M3uSourceForm source={rows.editing === "new" ? null : rows.editing} {...rows.formProps} />
-      ) : null}
+      {rows.form((source) => (
+        <M3uSourceForm source={source} {...rows.formProps} />
+      ))}
       <DataTable
         caption="Sources"
         columns={columns}
