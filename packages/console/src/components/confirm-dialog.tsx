@@ -39,3 +39,58 @@ export function ConfirmDialog(p: {
     </dialog>
   );
 }
+
+/**
+ * A {@link ConfirmDialog} about one row (the channel to delete): open while
+ * `target` is set, and confirmed with that row.
+ *
+ * @example
+ * <ConfirmFor target={toDelete} title="Delete channel" confirmLabel="Delete"
+ *   onClose={() => setToDelete(null)} onConfirm={(c) => remove(c)}>
+ *   {(c) => <p>Delete {c.title}?</p>}
+ * </ConfirmFor>
+ */
+export function ConfirmFor<T>(p: {
+  target: T | null;
+  title: string;
+  confirmLabel: string;
+  onConfirm: (target: T) => void;
+  onClose: () => void;
+  children: (target: T) => ComponentChildren;
+}) {
+  const target = p.target;
+  return (
+    <ConfirmDialog
+      open={target !== null}
+      title={p.title}
+      confirmLabel={p.confirmLabel}
+      onClose={p.onClose}
+      onConfirm={() => {
+        if (target !== null) p.onConfirm(target);
+      }}
+    >
+      {target === null ? null : p.children(target)}
+    </ConfirmDialog>
+  );
+}
+
+/** The confirmation before deleting one row: `Delete <noun>`, confirmed with "Delete". */
+export function ConfirmDelete<T>(p: {
+  noun: string;
+  target: T | null;
+  onDelete: (target: T) => void;
+  onClose: () => void;
+  children: (target: T) => ComponentChildren;
+}) {
+  return (
+    <ConfirmFor
+      target={p.target}
+      title={`Delete ${p.noun}`}
+      confirmLabel="Delete"
+      onConfirm={p.onDelete}
+      onClose={p.onClose}
+    >
+      {p.children}
+    </ConfirmFor>
+  );
+}

@@ -1,12 +1,14 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useState } from "preact/hooks";
-import { ConfirmDialog } from "./confirm-dialog.js";
+import { Card } from "./card.js";
+import { ConfirmFor } from "./confirm-dialog.js";
 import { type Column, DataTable } from "./data-table.js";
 import { EXPIRY_CHOICES, formatTime } from "./display-values.js";
 import { SelectField, TextField } from "./field.js";
 import { ActionNotice } from "./notice.js";
+import { RowButton } from "./row-button.js";
 import { SecretOnce } from "./secret-once.js";
-import { type Action, useAction } from "./use-action.js";
+import { type Action, thenReload, useAction } from "./use-action.js";
 
 /** What API tokens and playback keys share on the wire. */
 export interface Credential {
@@ -32,6 +34,10 @@ export interface IssuedSecret {
   qr?: { label: string; value: string }[];
 }
 
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function credentialState(c: Credential): "revoked" | "disabled" | "expired" | "active" {
   if (c.revoked_at) return "revoked";
   if (!c.enabled) return "disabled";
@@ -47,11 +53,13 @@ export interface CredentialContext {
 }
 
 export interface CredentialManagerProps<C extends Credential> {
-  /** Labels: `Token name`, `Create token`, … */
-  noun: { field: string; formTitle: string; caption: string; confirm: string; created: string };
+  /**
+   * What the screen calls one: `field` starts the labels (`Token name`, the `Tokens`
+   * caption) and names the row attribute the tests and links find a row by
+   * (`data-token`); `name` the sentences (`New token`, `Delete token`, `Token created.`).
+   */
+  noun: { field: string; name: string };
   empty: string;
-  /** The row attribute the tests and links find a row by (`data-token`, `data-key`). */
-  rowAttribute: string;
   load: () => Promise<C[]>;
   /** Creates from the shared fields; the screen adds its own (scopes, channels). */
   create: (base: { name: string; note: string; expires_in_sec: number }) => Promise<IssuedSecret>;
@@ -90,11 +98,10 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
   }, [reload]);
   const ctx: CredentialContext = { action, reload, showSecret: setIssued };
 
-  const create = async (e: Event) => {
-    e.preventDefault();
+  const create = async () => {
     const r = await action.run(
       () => p.create({ name, note, expires_in_sec: Number(expiry) }),
-      p.noun.created,
+      `${capitalized(p.noun.name)} created.`,
     );
     if (r) {
       setIssued(r);
@@ -128,23 +135,18 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
       cell: (c) => (
         <>
           {p.rowActions?.(c, ctx)}
-          <button
-            type="button"
-            class="btn btn-small"
+          <RowButton
+            label="Revoke"
+            of={c.name}
             disabled={credentialState(c) === "revoked"}
-            aria-label={`Revoke ${c.name}`}
             onClick={() => setConfirm({ kind: "revoke", row: c })}
-          >
-            Revoke
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${c.name}`}
+          />
+          <RowButton
+            label="Delete"
+            of={c.name}
+            danger
             onClick={() => setConfirm({ kind: "delete", row: c })}
-          >
-            Delete
-          </button>
+          />
         </>
       ),
     },
@@ -154,8 +156,7 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
     <>
       {issued ? <SecretOnce {...issued} onDismiss={() => setIssued(null)} /> : null}
       <ActionNotice action={action} />
-      <form class="card" onSubmit={create} aria-labelledby={formTitle}>
-        <h2 id={formTitle}>{p.noun.formTitle}</h2>
+      <Card titleId={formTitle} title={`New ${p.noun.name}`} onSubmit={() => void create()}>
         <div class="grid-2">
           <TextField label={`${p.noun.field} name`} value={name} onInput={setName} required />
           <TextField label={`${p.noun.field} note`} value={note} onInput={setNote} />
@@ -170,35 +171,30 @@ export function CredentialManager<C extends Credential>(p: CredentialManagerProp
         <button type="submit" class="btn btn-primary" disabled={action.busy}>
           Create {p.noun.field.toLowerCase()}
         </button>
-      </form>
+      </Card>
       {p.between?.(ctx)}
       <DataTable
-        caption={p.noun.caption}
+        caption={`${p.noun.field}s`}
         columns={columns}
         rows={rows}
         rowKey={(c) => c.id}
-        rowProps={(c) => ({ [p.rowAttribute]: c.name })}
+        rowProps={(c) => ({ [`data-${p.noun.field.toLowerCase()}`]: c.name })}
         empty={p.empty}
       />
-      <ConfirmDialog
-        open={confirm !== null}
-        title={`${confirm?.kind === "revoke" ? "Revoke" : "Delete"} ${p.noun.confirm}`}
+      <ConfirmFor
+        target={confirm}
+        title={`${confirm?.kind === "revoke" ? "Revoke" : "Delete"} ${p.noun.name}`}
         confirmLabel={confirm?.kind === "revoke" ? "Revoke" : "Delete"}
         onClose={() => setConfirm(null)}
-        onConfirm={() => {
-          const c = confirm;
-          if (c === null) return;
+        onConfirm={(c) =>
           void action.run(
-            async () => {
-              await (c.kind === "revoke" ? p.revoke(c.row) : p.remove(c.row));
-              await reload();
-            },
+            thenReload(() => (c.kind === "revoke" ? p.revoke(c.row) : p.remove(c.row)), reload),
             `${c.row.name} ${c.kind === "revoke" ? "revoked" : "deleted"}.`,
-          );
-        }}
+          )
+        }
       >
-        <p>{confirm ? p.confirmText(confirm.kind, confirm.row) : null}</p>
-      </ConfirmDialog>
+        {(c) => <p>{p.confirmText(c.kind, c.row)}</p>}
+      </ConfirmFor>
     </>
   );
 }

@@ -57,13 +57,18 @@ export function FormField(
   );
 }
 
-/** A labelled input; an error or hint is tied to it with aria-describedby. */
+/**
+ * A labelled text input, or a textarea when `rows` is given; an error or hint is
+ * tied to it with aria-describedby.
+ */
 export function TextField(
   p: FieldText & {
     label: string;
     value: string;
     onInput: (value: string) => void;
     type?: "text" | "password" | "url" | "number" | "search" | "datetime-local";
+    /** A multi-line textarea of this many rows. */
+    rows?: number;
     required?: boolean;
     autoComplete?: string;
     name?: string;
@@ -71,24 +76,30 @@ export function TextField(
     placeholder?: string;
   },
 ) {
+  const onInput = (e: Event) =>
+    p.onInput((e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value);
   return (
     <FormField
       label={p.label}
       error={p.error}
       hint={p.hint}
-      control={(aria) => (
-        <input
-          {...aria}
-          name={p.name}
-          type={p.type ?? "text"}
-          value={p.value}
-          required={p.required}
-          readOnly={p.readOnly}
-          placeholder={p.placeholder}
-          autoComplete={p.autoComplete}
-          onInput={(e) => p.onInput((e.currentTarget as HTMLInputElement).value)}
-        />
-      )}
+      control={(aria) =>
+        p.rows === undefined ? (
+          <input
+            {...aria}
+            name={p.name}
+            type={p.type ?? "text"}
+            value={p.value}
+            required={p.required}
+            readOnly={p.readOnly}
+            placeholder={p.placeholder}
+            autoComplete={p.autoComplete}
+            onInput={onInput}
+          />
+        ) : (
+          <textarea {...aria} rows={p.rows} value={p.value} onInput={onInput} />
+        )
+      }
     />
   );
 }
@@ -122,31 +133,6 @@ export function SelectField<V extends string = string>(
             );
           })}
         </select>
-      )}
-    />
-  );
-}
-
-export function TextAreaField(
-  p: FieldText & {
-    label: string;
-    value: string;
-    onInput: (value: string) => void;
-    rows?: number;
-  },
-) {
-  return (
-    <FormField
-      label={p.label}
-      error={p.error}
-      hint={p.hint}
-      control={(aria) => (
-        <textarea
-          {...aria}
-          rows={p.rows ?? 6}
-          value={p.value}
-          onInput={(e) => p.onInput((e.currentTarget as HTMLTextAreaElement).value)}
-        />
       )}
     />
   );

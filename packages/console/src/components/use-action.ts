@@ -1,4 +1,4 @@
-import { useCallback, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api/api-error.js";
 
 export interface Action {
@@ -38,4 +38,29 @@ export function useAction(): Action {
     setDone(null);
   }, []);
   return { busy, error, done, run, clear };
+}
+
+/**
+ * `fn`, then `reload` so the screen shows what it changed; the value is `fn`'s.
+ *
+ * @example
+ * action.run(thenReload(() => api.accessLogs.clear(), reload), (r) => `Deleted ${r.deleted}.`)
+ */
+export function thenReload<T>(fn: () => Promise<T>, reload: () => Promise<void>) {
+  return async (): Promise<T> => {
+    const value = await fn();
+    await reload();
+    return value;
+  };
+}
+
+/**
+ * Runs `load` through `action` now, and again whenever `load` changes (a
+ * `useCallback` over the screen's filters), so its error shows in the notice.
+ */
+export function useAutoLoad(action: Action, load: () => Promise<void>): void {
+  // `action.run` is stable: only a new `load` loads again.
+  useEffect(() => {
+    void action.run(load);
+  }, [load]);
 }

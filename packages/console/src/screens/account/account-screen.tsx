@@ -1,8 +1,10 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { Me } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { useAction } from "../../components/use-action.js";
 
 /** `PUT /v1/me/credentials`: the fresh token replaces the console's; older sessions die. */
@@ -11,8 +13,7 @@ export function AccountScreen(p: { me: Me; onChanged: (token: string) => void })
   const [username, setUsername] = useState(p.me.username);
   const [password, setPassword] = useState("");
   const action = useAction();
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const submit = async () => {
     const body: { current_password: string; username?: string; new_password?: string } = {
       current_password: current,
     };
@@ -29,10 +30,8 @@ export function AccountScreen(p: { me: Me; onChanged: (token: string) => void })
     }
   };
   return (
-    <section aria-labelledby="account-title">
-      <h1 id="account-title">Account</h1>
-      <form class="card" onSubmit={submit} aria-labelledby="cred-title">
-        <h2 id="cred-title">Change username or password</h2>
+    <Screen titleId="account-title" title="Account">
+      <Card titleId="cred-title" title="Change username or password" onSubmit={() => void submit()}>
         <p class="muted">
           Signed in as {p.me.username} ({p.me.role}).
         </p>
@@ -63,7 +62,7 @@ export function AccountScreen(p: { me: Me; onChanged: (token: string) => void })
         <button type="submit" class="btn btn-primary" disabled={action.busy}>
           Change credentials
         </button>
-      </form>
-    </section>
+      </Card>
+    </Screen>
   );
 }

@@ -106,32 +106,41 @@ export const EMPTY_DRAFT: ChannelDraft = {
   fallback_sources: [],
 };
 
+/** The draft fields a stored channel holds as the form edits them (strings, enums, switches). */
+const AS_STORED = [
+  "id",
+  "title",
+  "group",
+  "logo_url",
+  "epg_id",
+  "epg_name",
+  "epg_source",
+  "ingress",
+  "source_url",
+  "upstream",
+  "path",
+  "user_agent",
+  "on_demand",
+  "autostart",
+  "disabled",
+  "engine",
+] as const satisfies readonly (keyof ChannelDraft)[];
+
+function pick<T, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
+}
+
 /** The draft of a stored channel (admin detail). Blank header values are stored secrets. */
 export function draftOf(detail: ChannelDetail): ChannelDraft {
   const c = detail.channel;
   return {
-    id: c.id,
-    title: c.title,
-    group: c.group,
-    logo_url: c.logo_url,
-    epg_id: c.epg_id,
-    epg_name: c.epg_name,
-    epg_source: c.epg_source,
-    ingress: c.ingress,
-    source_url: c.source_url,
-    upstream: c.upstream,
-    path: c.path,
-    user_agent: c.user_agent,
-    on_demand: c.on_demand,
-    autostart: c.autostart,
-    disabled: c.disabled,
+    ...pick(c, AS_STORED),
     prefer_height: c.prefer_height === null ? "" : String(c.prefer_height),
     preferred_audio_languages: c.preferred_audio_languages.join(", "),
     sort_order: String(c.sort_order),
     // Absent from a channel without a number.
     guide_number: c.guide_number ?? "",
     max_viewers: c.max_viewers === null ? "" : String(c.max_viewers),
-    engine: c.engine,
     headers: headerRowsOf(c.headers),
     keys: { ...c.keys },
     egress_mode: detail.egress_binding.mode,

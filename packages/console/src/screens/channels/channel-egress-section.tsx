@@ -1,26 +1,28 @@
-import { Fieldset, SelectField, TextField } from "../../components/field.js";
+import { Fieldset } from "../../components/field.js";
+import { DraftField } from "./draft-fields.js";
 import type { SectionProps } from "./use-channel-draft.js";
 
 /** The channel's egress binding (spec "Egress"): the rules decide, direct, or one proxy profile. */
-export function ChannelEgressSection({ draft, set, err }: SectionProps) {
+export function ChannelEgressSection(section: SectionProps) {
   return (
     <Fieldset legend="Egress binding">
-      <SelectField
-        label="Route"
-        value={draft.egress_mode}
-        onChange={(v) => set("egress_mode", v)}
-        options={[
-          { value: "auto", label: "auto (egress rules decide)" },
-          { value: "direct", label: "direct" },
-          { value: "profile", label: "proxy profile" },
-        ]}
-        error={err("egress")}
+      <DraftField
+        section={section}
+        spec={{
+          field: "egress_mode",
+          label: "Route",
+          options: [
+            { value: "auto", label: "auto (egress rules decide)" },
+            { value: "direct", label: "direct" },
+            { value: "profile", label: "proxy profile" },
+          ],
+          errorOf: "egress",
+        }}
       />
-      {draft.egress_mode === "profile" ? (
-        <TextField
-          label="Proxy profile ID"
-          value={draft.egress_profile_id}
-          onInput={(v) => set("egress_profile_id", v)}
+      {section.draft.egress_mode === "profile" ? (
+        <DraftField
+          section={section}
+          spec={{ field: "egress_profile_id", label: "Proxy profile ID", errorOf: null }}
         />
       ) : null}
     </Fieldset>

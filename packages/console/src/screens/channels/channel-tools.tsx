@@ -1,6 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { Channel, ProbeAnswer } from "../../api/wire.js";
+import { ActionButton } from "../../components/action-button.js";
+import { Card } from "../../components/card.js";
+import { Detail } from "../../components/detail-list.js";
 import { formatTime } from "../../components/display-values.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
@@ -13,53 +16,40 @@ export function ChannelTools({ channel }: { channel: Channel }) {
   const [preview, setPreview] = useState<{ url: string; expires: string } | null>(null);
   const id = channel.id;
   return (
-    <section class="card" aria-labelledby="tools-title">
-      <h2 id="tools-title">Tools for {channel.title}</h2>
+    <Card titleId="tools-title" title={`Tools for ${channel.title}`}>
       <div class="row-actions">
-        <button
-          type="button"
-          class="btn"
-          disabled={action.busy}
-          onClick={async () => {
+        <ActionButton
+          action={action}
+          run={() => {
             setProbe(null);
-            const r = await action.run(() => api.channels.probe(id));
-            if (r) setProbe(r);
+            return api.channels.probe(id);
           }}
+          onValue={setProbe}
         >
           Probe source
-        </button>
-        <button
-          type="button"
-          class="btn"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(
-              () => api.channels.warmup(id),
-              (r) => `Session ${r.state}.`,
-            )
-          }
+        </ActionButton>
+        <ActionButton
+          action={action}
+          run={() => api.channels.warmup(id)}
+          done={(r) => `Session ${r.state}.`}
         >
           Warm up
-        </button>
-        <button
-          type="button"
-          class="btn"
-          disabled={action.busy}
-          onClick={() => action.run(() => api.channels.stopSession(id), "Session stopped.")}
+        </ActionButton>
+        <ActionButton
+          action={action}
+          run={() => api.channels.stopSession(id)}
+          done="Session stopped."
         >
           Stop session
-        </button>
-        <button
-          type="button"
-          class="btn btn-primary"
-          disabled={action.busy}
-          onClick={async () => {
-            const r = await action.run(() => api.channels.preview(id));
-            if (r) setPreview({ url: r.play_url, expires: r.expires_at });
-          }}
+        </ActionButton>
+        <ActionButton
+          action={action}
+          primary
+          run={() => api.channels.preview(id)}
+          onValue={(r) => setPreview({ url: r.play_url, expires: r.expires_at })}
         >
           Preview
-        </button>
+        </ActionButton>
       </div>
       <ActionNotice action={action} />
       {probe ? <ProbeResult probe={probe} /> : null}
@@ -69,7 +59,7 @@ export function ChannelTools({ channel }: { channel: Channel }) {
           <PreviewPlayer url={preview.url} title={channel.title} />
         </>
       ) : null}
-    </section>
+    </Card>
   );
 }
 
@@ -79,52 +69,32 @@ function ProbeResult({ probe }: { probe: ProbeAnswer }) {
   const inspection = "inspection" in probe ? probe.inspection : null;
   return (
     <dl class="kv" data-testid="probe-result">
-      <dt>Outcome</dt>
-      <dd>
+      <Detail term="Outcome">
         <span class={probe.ok ? "badge badge-ok" : "badge badge-bad"}>
           {probe.ok ? "reachable" : "failed"}
         </span>
-      </dd>
-      {http !== undefined ? (
-        <>
-          <dt>Status</dt>
-          <dd>{http.status}</dd>
-        </>
-      ) : null}
-      {http?.content_type ? (
-        <>
-          <dt>Content type</dt>
-          <dd>{http.content_type}</dd>
-        </>
-      ) : null}
-      {http?.final_url ? (
-        <>
-          <dt>Final URL</dt>
-          <dd class="wrap">{http.final_url}</dd>
-        </>
-      ) : null}
-      <dt>Time</dt>
-      <dd>{probe.dur_ms} ms</dd>
-      {probe.error ? (
-        <>
-          <dt>Error</dt>
-          <dd class="wrap">{probe.error}</dd>
-        </>
-      ) : null}
+      </Detail>
+      <Detail term="Status">{http?.status}</Detail>
+      <Detail term="Content type">{http?.content_type}</Detail>
+      <Detail term="Final URL" wrap>
+        {http?.final_url}
+      </Detail>
+      <Detail term="Time">{`${probe.dur_ms} ms`}</Detail>
+      <Detail term="Error" wrap>
+        {probe.error}
+      </Detail>
       {inspection ? (
         <>
-          <dt>Native engine</dt>
-          <dd>{inspection.native_supported ? "supported" : "not supported"}</dd>
-          <dt>Suggested engine</dt>
-          <dd>{inspection.suggested_engine}</dd>
-          {inspection.reason ? (
-            <>
-              <dt>Reason</dt>
-              <dd class="wrap">{inspection.reason}</dd>
-            </>
-          ) : null}
-          <dt>Encrypted</dt>
-          <dd>{inspection.encrypted ? `yes (${inspection.kids.join(", ")})` : "no"}</dd>
+          <Detail term="Native engine">
+            {inspection.native_supported ? "supported" : "not supported"}
+          </Detail>
+          <Detail term="Suggested engine">{inspection.suggested_engine}</Detail>
+          <Detail term="Reason" wrap>
+            {inspection.reason}
+          </Detail>
+          <Detail term="Encrypted">
+            {inspection.encrypted ? `yes (${inspection.kids.join(", ")})` : "no"}
+          </Detail>
         </>
       ) : null}
     </dl>

@@ -1,11 +1,15 @@
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useMemo, useState } from "preact/hooks";
 import { isConflict, messageOf } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Channel, Upstream } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import type { BulkAnswer, Channel } from "../../api/wire.js";
+import { ActionButton } from "../../components/action-button.js";
+import { type Choice, choicesOf } from "../../components/choices.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { Screen } from "../../components/screen.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 import { rewriteOf } from "./channel-draft.js";
 import { ChannelForm } from "./channel-form.js";
 import { ChannelList } from "./channel-list.js";
@@ -14,10 +18,17 @@ import { ChannelTools } from "./channel-tools.js";
 /** Rows rendered at once; "Show more" adds as many (keeps 1,000 channels fast). */
 const PAGE = 100;
 
+/** The state filter's choices. */
+const STATES: readonly Choice[] = [
+  { value: "all", label: "All" },
+  { value: "enabled", label: "Enabled" },
+  { value: "disabled", label: "Disabled" },
+];
+
 /** The catalog: search, filters, bulk switches, reorder, and the editor of one channel. */
 export function ChannelsScreen() {
   const [channels, setChannels] = useState<Channel[] | null>(null);
-  const [upstreams, setUpstreams] = useState<Upstream[]>([]);
+  const upstreams = useOptionalList(async () => (await api.upstreams()).upstreams);
   const [query, setQuery] = useState("");
   const [group, setGroup] = useState("");
   const [state, setState] = useState("all");
@@ -32,13 +43,7 @@ export function ChannelsScreen() {
     setChannels(r.channels);
   }, []);
 
-  useEffect(() => {
-    void action.run(reload);
-    api
-      .upstreams()
-      .then((r) => setUpstreams(r.upstreams))
-      .catch(() => setUpstreams([]));
-  }, [reload]);
+  useAutoLoad(action, reload);
 
   const groups = useMemo(
     () => [...new Set((channels ?? []).map((c) => c.group).filter((g) => g !== ""))].sort(),
@@ -100,8 +105,7 @@ export function ChannelsScreen() {
     );
 
   return (
-    <section aria-labelledby="channels-title">
-      <h1 id="channels-title">Channels</h1>
+    <Screen titleId="channels-title" title="Channels">
       <div class="toolbar">
         <TextField
           label="Search"
@@ -117,21 +121,12 @@ export function ChannelsScreen() {
           label="Group"
           value={group}
           onChange={setGroup}
-          options={[
-            { value: "", label: "All groups" },
-            ...groups.map((g) => ({ value: g, label: g })),
-          ]}
+          options={choicesOf([{ value: "", label: "All groups" }], groups, (g) => ({
+            value: g,
+            label: g,
+          }))}
         />
-        <SelectField
-          label="State"
-          value={state}
-          onChange={setState}
-          options={[
-            { value: "all", label: "All" },
-            { value: "enabled", label: "Enabled" },
-            { value: "disabled", label: "Disabled" },
-          ]}
-        />
+        <SelectField label="State" value={state} onChange={setState} options={STATES} />
         <div class="toolbar-actions">
           <button
             type="button"
@@ -143,40 +138,16 @@ export function ChannelsScreen() {
           >
             New channel
           </button>
-          <button
-            type="button"
-            class="btn"
-            disabled={action.busy}
-            onClick={() =>
-              action.run(
-                async () => {
-                  const r = await api.channels.setAll(true);
-                  await reload();
-                  return r;
-                },
-                (r) => `Enabled ${r.changed} channel(s).`,
-              )
-            }
-          >
-            Enable all
-          </button>
-          <button
-            type="button"
-            class="btn"
-            disabled={action.busy}
-            onClick={() =>
-              action.run(
-                async () => {
-                  const r = await api.channels.setAll(false);
-                  await reload();
-                  return r;
-                },
-                (r) => `Disabled ${r.changed} channel(s).`,
-              )
-            }
-          >
-            Disable all
-          </button>
+          {([true, false] as const).map((on) => (
+            <ActionButton<BulkAnswer>
+              key={String(on)}
+              action={action}
+              run={thenReload(() => api.channels.setAll(on), reload)}
+              done={(r) => `${on ? "Enabled" : "Disabled"} ${r.changed} channel(s).`}
+            >
+              {on ? "Enable all" : "Disable all"}
+            </ActionButton>
+          ))}
         </div>
       </div>
       <ActionNotice action={action} />
@@ -226,26 +197,24 @@ export function ChannelsScreen() {
           ) : null}
         </>
       )}
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete channel"
-        confirmLabel="Delete"
+      <ConfirmDelete
+        noun="channel"
+        target={toDelete}
         onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const c = toDelete;
-          if (c === null) return;
+        onDelete={(c) =>
           void action.run(async () => {
             await api.channels.remove(c.id, c.revision);
             if (selected === c.id) setSelected(null);
             await reload();
-          }, `${c.title} deleted.`);
-        }}
+          }, `${c.title} deleted.`)
+        }
       >
-        <p>
-          Delete the channel <strong>{toDelete?.title}</strong> ({toDelete?.id})? Players lose it at
-          once.
-        </p>
-      </ConfirmDialog>
-    </section>
+        {(c) => (
+          <p>
+            Delete the channel <strong>{c.title}</strong> ({c.id})? Players lose it at once.
+          </p>
+        )}
+      </ConfirmDelete>
+    </Screen>
   );
 }

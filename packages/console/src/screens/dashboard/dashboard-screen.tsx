@@ -4,11 +4,23 @@ import { api } from "../../api/client.js";
 import type { Status } from "../../api/wire.js";
 import { formatBytes, formatDuration, formatTime } from "../../components/display-values.js";
 import { ErrorText } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { usePolling } from "../../components/use-polling.js";
 import { SessionsTable } from "./sessions-table.js";
 
 /** Polling period of `/v1/status` while the tab is visible. */
 const POLL_MS = 3000;
+
+/** The counters of the dashboard, in the order shown. */
+const STATS: readonly { term: string; value: (s: Status) => string | number; testId?: string }[] = [
+  { term: "Uptime", value: (s) => formatDuration(s.uptime_sec), testId: "uptime" },
+  { term: "Requests", value: (s) => s.requests },
+  { term: "Errors", value: (s) => s.errors },
+  { term: "Bytes in", value: (s) => formatBytes(s.bytes_in) },
+  { term: "Bytes out", value: (s) => formatBytes(s.bytes_out) },
+  { term: "Sessions", value: (s) => s.session_count },
+  { term: "Active handles", value: (s) => s.goroutines },
+];
 
 /** Live counters and runtime sessions from `GET /v1/status`. */
 export function DashboardScreen() {
@@ -25,8 +37,7 @@ export function DashboardScreen() {
     }
   }, POLL_MS);
   return (
-    <section aria-labelledby="dash-title">
-      <h1 id="dash-title">Dashboard</h1>
+    <Screen titleId="dash-title" title="Dashboard">
       <p class="muted">
         Refreshes every {POLL_MS / 1000} s while this tab is visible. Last update: {formatTime(at)}
       </p>
@@ -34,40 +45,18 @@ export function DashboardScreen() {
       {status ? (
         <>
           <dl class="stats">
-            <div>
-              <dt>Uptime</dt>
-              <dd data-testid="uptime">{formatDuration(status.uptime_sec)}</dd>
-            </div>
-            <div>
-              <dt>Requests</dt>
-              <dd>{status.requests}</dd>
-            </div>
-            <div>
-              <dt>Errors</dt>
-              <dd>{status.errors}</dd>
-            </div>
-            <div>
-              <dt>Bytes in</dt>
-              <dd>{formatBytes(status.bytes_in)}</dd>
-            </div>
-            <div>
-              <dt>Bytes out</dt>
-              <dd>{formatBytes(status.bytes_out)}</dd>
-            </div>
-            <div>
-              <dt>Sessions</dt>
-              <dd>{status.session_count}</dd>
-            </div>
-            <div>
-              <dt>Active handles</dt>
-              <dd>{status.goroutines}</dd>
-            </div>
+            {STATS.map((stat) => (
+              <div key={stat.term}>
+                <dt>{stat.term}</dt>
+                <dd data-testid={stat.testId}>{stat.value(status)}</dd>
+              </div>
+            ))}
           </dl>
           <SessionsTable sessions={status.sessions} />
         </>
       ) : (
         !error && <p role="status">Loading status…</p>
       )}
-    </section>
+    </Screen>
   );
 }

@@ -1,9 +1,12 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressTest, EgressTestAnswer } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
+import { Detail } from "../../components/detail-list.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
 import { useAction } from "../../components/use-action.js";
+import { routeOptions } from "./route-options.js";
 
 /** What each failure outcome of the connection test means (spec "Egress"). */
 const OUTCOMES: Record<string, string> = {
@@ -19,18 +22,26 @@ const OUTCOMES: Record<string, string> = {
   network: "The connection failed (refused or reset).",
 };
 
+type Target = NonNullable<EgressTest["target"]>;
+
+/** What the test can reach: the spec's built-in probe, a channel's source, or any URL. */
+const TARGETS: readonly { value: Target; label: string }[] = [
+  { value: "public", label: "built-in public HTTPS probe" },
+  { value: "source", label: "a channel source URL" },
+  { value: "custom", label: "a custom URL" },
+];
+
 export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
-  const [target, setTarget] = useState<NonNullable<EgressTest["target"]>>("public");
+  const [target, setTarget] = useState<Target>("public");
   const [url, setUrl] = useState("");
   const [proxyId, setProxyId] = useState("");
   const [result, setResult] = useState<EgressTestAnswer | null>(null);
   const action = useAction();
   return (
-    <form
-      class="card"
-      aria-labelledby="egress-test-title"
-      onSubmit={async (e) => {
-        e.preventDefault();
+    <Card
+      titleId="egress-test-title"
+      title="Connection test"
+      onSubmit={async () => {
         setResult(null);
         const r = await action.run(() =>
           api.egress.test({
@@ -42,18 +53,8 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
         if (r) setResult(r);
       }}
     >
-      <h2 id="egress-test-title">Connection test</h2>
       <div class="grid-2">
-        <SelectField
-          label="Target"
-          value={target}
-          onChange={setTarget}
-          options={[
-            { value: "public", label: "built-in public HTTPS probe" },
-            { value: "source", label: "a channel source URL" },
-            { value: "custom", label: "a custom URL" },
-          ]}
-        />
+        <SelectField label="Target" value={target} onChange={setTarget} options={TARGETS} />
         {target !== "public" ? (
           <TextField label="Test URL" type="url" value={url} onInput={setUrl} />
         ) : null}
@@ -61,11 +62,13 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
           label="Through"
           value={proxyId}
           onChange={setProxyId}
-          options={[
-            { value: "", label: "the configured route" },
-            { value: "direct", label: "direct" },
-            ...proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
-          ]}
+          options={routeOptions(
+            [
+              { value: "", label: "the configured route" },
+              { value: "direct", label: "direct" },
+            ],
+            proxies,
+          )}
         />
       </div>
       <button type="submit" class="btn btn-primary" disabled={action.busy}>
@@ -74,41 +77,24 @@ export function ConnectionTest({ proxies }: { proxies: EgressProxy[] }) {
       <ActionNotice action={action} busyText="Testing the connection…" />
       {result ? (
         <dl class="kv" data-testid="egress-test-result">
-          <dt>Outcome</dt>
-          <dd>
+          <Detail term="Outcome">
             <span class={result.ok ? "badge badge-ok" : "badge badge-bad"}>{result.outcome}</span>{" "}
             {OUTCOMES[result.outcome] ?? ""}
-          </dd>
-          {result.error ? (
-            <>
-              <dt>Error</dt>
-              <dd class="wrap">{result.error}</dd>
-            </>
-          ) : null}
-          <dt>Route</dt>
-          <dd>{result.via_proxy ? `proxy ${result.proxy_id}` : "direct"}</dd>
-          {result.status ? (
-            <>
-              <dt>Status</dt>
-              <dd>{result.status}</dd>
-            </>
-          ) : null}
-          {result.ttfb_ms != null ? (
-            <>
-              <dt>Time to first byte</dt>
-              <dd>{result.ttfb_ms} ms</dd>
-            </>
-          ) : null}
-          {result.throughput_kbps != null ? (
-            <>
-              <dt>Throughput</dt>
-              <dd>{result.throughput_kbps} kbit/s</dd>
-            </>
-          ) : null}
-          <dt>Duration</dt>
-          <dd>{result.dur_ms} ms</dd>
+          </Detail>
+          <Detail term="Error" wrap>
+            {result.error}
+          </Detail>
+          <Detail term="Route">{result.via_proxy ? `proxy ${result.proxy_id}` : "direct"}</Detail>
+          <Detail term="Status">{result.status || null}</Detail>
+          <Detail term="Time to first byte">
+            {result.ttfb_ms != null && `${result.ttfb_ms} ms`}
+          </Detail>
+          <Detail term="Throughput">
+            {result.throughput_kbps != null && `${result.throughput_kbps} kbit/s`}
+          </Detail>
+          <Detail term="Duration">{`${result.dur_ms} ms`}</Detail>
         </dl>
       ) : null}
-    </form>
+    </Card>
   );
 }

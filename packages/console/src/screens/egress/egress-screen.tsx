@@ -1,32 +1,29 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { EgressConfig } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { useAction } from "../../components/use-action.js";
+import { useDocument } from "../../components/use-document.js";
 import { ConnectionTest } from "./connection-test.js";
 import { ProxyList } from "./proxy-list.js";
+import { routeOptions } from "./route-options.js";
 import { RuleList } from "./rule-list.js";
 
 /** Egress routing (spec "Egress"): default route, policy, proxy profiles, rules, connection test. */
 export function EgressScreen() {
-  const [cfg, setCfg] = useState<EgressConfig | null>(null);
   const [def, setDef] = useState("direct");
   const [policy, setPolicy] = useState("auto");
   const [docker, setDocker] = useState("");
   const action = useAction();
-
-  const reload = useCallback(async () => {
-    const r = await api.egress.get();
-    setCfg(r);
+  const { doc: cfg, reload } = useDocument(action, api.egress.get, (r) => {
     setDef(r.default);
     setPolicy(r.playlist_policy);
     setDocker(r.docker_proxy_host);
-  }, []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  });
 
   /** Every egress write needs the document's revision; a 409 reloads it. */
   const write = (fn: (revision: number) => Promise<unknown>, done: string) =>
@@ -47,16 +44,14 @@ export function EgressScreen() {
     }, done);
 
   return (
-    <section aria-labelledby="egress-title">
-      <h1 id="egress-title">Egress</h1>
+    <Screen titleId="egress-title" title="Egress">
       <ActionNotice action={action} />
       {cfg ? (
         <>
-          <form
-            class="card"
-            aria-labelledby="egress-main-title"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <Card
+            titleId="egress-main-title"
+            title="Routing"
+            onSubmit={() => {
               void write(
                 (rev) =>
                   api.egress.replace(rev, {
@@ -70,7 +65,6 @@ export function EgressScreen() {
               );
             }}
           >
-            <h2 id="egress-main-title">Routing</h2>
             <p class="muted">
               Stored configuration from {cfg.source}, revision {cfg.revision}.
             </p>
@@ -79,10 +73,7 @@ export function EgressScreen() {
                 label="Default route"
                 value={def}
                 onChange={setDef}
-                options={[
-                  { value: "direct", label: "direct" },
-                  ...cfg.proxies.map((p) => ({ value: p.id, label: p.name || p.id })),
-                ]}
+                options={routeOptions([{ value: "direct", label: "direct" }], cfg.proxies)}
               />
               <SelectField
                 label="Playlist policy"
@@ -95,12 +86,12 @@ export function EgressScreen() {
             <button type="submit" class="btn btn-primary" disabled={action.busy}>
               Save routing
             </button>
-          </form>
+          </Card>
           <ProxyList proxies={cfg.proxies} write={write} />
           <RuleList rules={cfg.rules} proxies={cfg.proxies} write={write} />
           <ConnectionTest proxies={cfg.proxies} />
         </>
       ) : null}
-    </section>
+    </Screen>
   );
 }

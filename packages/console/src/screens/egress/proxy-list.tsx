@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressProxyWrite } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { CheckboxField, TextField } from "../../components/field.js";
+import { RowButton } from "../../components/row-button.js";
 
 /** Proxy profiles: the URL shows scheme and host only; stored credentials are kept unless replaced. */
 export function ProxyList(p: {
@@ -23,8 +25,7 @@ export function ProxyList(p: {
     setDisabled(px?.disabled ?? false);
   };
   return (
-    <section class="card" aria-labelledby="proxies-title">
-      <h2 id="proxies-title">Proxy profiles</h2>
+    <Card titleId="proxies-title" title="Proxy profiles">
       {p.proxies.length === 0 ? (
         <p>No proxy profile.</p>
       ) : (
@@ -36,27 +37,18 @@ export function ProxyList(p: {
                 <span class="badge badge-set">credentials set</span>
               ) : null}{" "}
               {px.disabled ? <span class="badge badge-bad">disabled</span> : null}
-              <button
-                type="button"
-                class="btn btn-small"
-                aria-label={`Edit proxy ${px.id}`}
-                onClick={() => open(px)}
-              >
-                Edit
-              </button>
-              <button
-                type="button"
-                class="btn btn-small btn-danger"
-                aria-label={`Delete proxy ${px.id}`}
+              <RowButton label="Edit" of={`proxy ${px.id}`} onClick={() => open(px)} />
+              <RowButton
+                label="Delete"
+                of={`proxy ${px.id}`}
+                danger
                 onClick={() =>
-                  p.write(
+                  void p.write(
                     (rev) => api.egress.removeProxy(rev, px.id),
                     `Proxy ${px.id} deleted; rules using it were removed.`,
                   )
                 }
-              >
-                Delete
-              </button>
+              />
             </li>
           ))}
         </ul>
@@ -100,6 +92,6 @@ export function ProxyList(p: {
           Add proxy
         </button>
       )}
-    </section>
+    </Card>
   );
 }

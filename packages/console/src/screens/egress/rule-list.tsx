@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { EgressProxy, EgressRule, RuleKind } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { SelectField, TextField } from "../../components/field.js";
+import { routeOptions } from "./route-options.js";
 
 const KINDS: RuleKind[] = ["host_suffix", "host_exact", "channel_id", "host_regex", "url_regex"];
 
@@ -15,8 +17,7 @@ export function RuleList(p: {
   const [value, setValue] = useState("");
   const [proxy, setProxy] = useState("direct");
   return (
-    <section class="card" aria-labelledby="rules-title">
-      <h2 id="rules-title">Routing rules</h2>
+    <Card titleId="rules-title" title="Routing rules">
       {p.rules.length === 0 ? (
         <p>No rule: every request takes the default route.</p>
       ) : (
@@ -68,16 +69,13 @@ export function RuleList(p: {
             label="Rule route"
             value={proxy}
             onChange={setProxy}
-            options={[
-              { value: "direct", label: "direct" },
-              ...p.proxies.map((x) => ({ value: x.id, label: x.name || x.id })),
-            ]}
+            options={routeOptions([{ value: "direct", label: "direct" }], p.proxies)}
           />
         </div>
         <button type="submit" class="btn">
           Add rule
         </button>
       </form>
-    </section>
+    </Card>
   );
 }

@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { GuideCandidate, GuideMatch, GuideMatchReason } from "../../api/wire.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { useAction, useAutoLoad } from "../../components/use-action.js";
 import { rewriteOf } from "../channels/channel-draft.js";
 
 const REASONS: Record<GuideMatchReason, string> = {
@@ -32,9 +32,7 @@ export function GuideMatches() {
   const [matches, setMatches] = useState<GuideMatch[]>([]);
   const action = useAction();
   const reload = useCallback(async () => setMatches((await api.guide.matches()).matches), []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
   const accept = (m: GuideMatch, c: GuideCandidate) =>
     action.run(async () => {
       const detail = await api.channels.get(m.channel_id);

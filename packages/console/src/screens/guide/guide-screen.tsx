@@ -1,11 +1,17 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { GuideSourceEntry, GuideSourceWrite, GuideStatus } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import type { GuideSourceEntry, GuideStatus } from "../../api/wire.js";
+import { ActionButton } from "../../components/action-button.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
+import { EditDeleteButtons } from "../../components/edit-delete-buttons.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { Screen } from "../../components/screen.js";
+import { SourceCell } from "../../components/source-cell.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
+import { useRowEditor } from "../../components/use-row-editor.js";
 import { GuideMatches } from "./guide-matches.js";
 import { GuideSourceForm } from "./guide-source-form.js";
 
@@ -20,9 +26,7 @@ function SourceState({ status }: { status: GuideStatus | undefined }) {
 export function GuideScreen() {
   const [sources, setSources] = useState<GuideSourceEntry[]>([]);
   const [statuses, setStatuses] = useState<GuideStatus[]>([]);
-  const [presets, setPresets] = useState<GuideSourceWrite[]>([]);
-  const [editing, setEditing] = useState<GuideSourceEntry | "new" | null>(null);
-  const [toDelete, setToDelete] = useState<GuideSourceEntry | null>(null);
+  const presets = useOptionalList(async () => (await api.guide.presets()).presets ?? []);
   const action = useAction();
 
   const reload = useCallback(async () => {
@@ -30,24 +34,14 @@ export function GuideScreen() {
     setSources(r.sources);
     setStatuses(r.statuses);
   }, []);
-  useEffect(() => {
-    void action.run(reload);
-    api.guide
-      .presets()
-      .then((r) => setPresets(r.presets ?? []))
-      .catch(() => setPresets([]));
-  }, [reload]);
+  useAutoLoad(action, reload);
+  const rows = useRowEditor<GuideSourceEntry>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<GuideSourceEntry>[] = [
     {
       header: "Source",
-      cell: (e) => (
-        <>
-          {e.source.name || e.source.id}
-          <span class="muted block">{e.source.url}</span>
-        </>
-      ),
+      cell: (e) => <SourceCell {...e.source} />,
     },
     { header: "Enabled", cell: (e) => (e.enabled ? "yes" : "no") },
     { header: "Last success", cell: (e) => formatTime(statusOf(e.source.id)?.last_success) },
@@ -66,68 +60,32 @@ export function GuideScreen() {
     {
       header: "Actions",
       cellClass: "actions-cell",
-      cell: (e) => (
-        <>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Edit ${e.source.id}`}
-            onClick={() => setEditing(e)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${e.source.id}`}
-            onClick={() => setToDelete(e)}
-          >
-            Delete
-          </button>
-        </>
-      ),
+      cell: (e) => <EditDeleteButtons row={e} of={e.source.id} editor={rows} />,
     },
   ];
   return (
-    <section aria-labelledby="guide-title">
-      <h1 id="guide-title">Guide</h1>
+    <Screen titleId="guide-title" title="Guide">
       <div class="toolbar-actions">
-        <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
+        <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
         </button>
-        <button
-          type="button"
-          class="btn"
-          disabled={action.busy}
-          onClick={() =>
-            action.run(
-              async () => {
-                const r = await api.guide.refresh();
-                setStatuses(r.statuses);
-                return r;
-              },
-              (r) =>
-                r.ok
-                  ? "Every source refreshed."
-                  : "Refresh done; some sources failed (see their status).",
-            )
+        <ActionButton
+          action={action}
+          run={() => api.guide.refresh()}
+          onValue={(r) => setStatuses(r.statuses)}
+          done={(r) =>
+            r.ok
+              ? "Every source refreshed."
+              : "Refresh done; some sources failed (see their status)."
           }
         >
           Refresh guide
-        </button>
+        </ActionButton>
       </div>
       <ActionNotice action={action} busyText="Refreshing the guide…" />
-      {editing ? (
-        <GuideSourceForm
-          entry={editing === "new" ? null : editing}
-          presets={presets}
-          onDone={async (msg) => {
-            setEditing(null);
-            await action.run(reload, msg);
-          }}
-          onCancel={() => setEditing(null)}
-        />
-      ) : null}
+      {rows.form((entry) => (
+        <GuideSourceForm entry={entry} presets={presets} {...rows.formProps} />
+      ))}
       <DataTable
         caption="Sources"
         columns={columns}
@@ -136,22 +94,19 @@ export function GuideScreen() {
         empty="No guide source yet."
       />
       <GuideMatches />
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete guide source"
-        confirmLabel="Delete"
-        onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const e = toDelete;
-          if (e === null) return;
-          void action.run(async () => {
-            await api.guide.remove(e.source.id, e.revision);
-            await reload();
-          }, `${e.source.id} deleted (a preset is hidden instead).`);
-        }}
+      <ConfirmDelete
+        noun="guide source"
+        target={rows.toDelete}
+        onClose={rows.closeDelete}
+        onDelete={(e) =>
+          void action.run(
+            thenReload(() => api.guide.remove(e.source.id, e.revision), reload),
+            `${e.source.id} deleted (a preset is hidden instead).`,
+          )
+        }
       >
-        <p>Delete the guide source "{toDelete?.source.id}"?</p>
-      </ConfirmDialog>
-    </section>
+        {(e) => <p>Delete the guide source "{e.source.id}"?</p>}
+      </ConfirmDelete>
+    </Screen>
   );
 }

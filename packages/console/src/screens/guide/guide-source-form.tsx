@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { GuideSourceEntry, GuideSourceWrite } from "../../api/wire.js";
+import { choicesOf } from "../../components/choices.js";
+import { EditForm } from "../../components/edit-form.js";
 import { CheckboxField, SelectField, TextField } from "../../components/field.js";
-import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
 
 /** Create (optionally from a preset) or edit a guide source; edits send `If-Match`. */
 export function GuideSourceForm(p: {
@@ -19,7 +19,6 @@ export function GuideSourceForm(p: {
   const [timezone, setTimezone] = useState(s?.timezone ?? "UTC");
   const [proxy, setProxy] = useState(s?.proxy ?? "direct");
   const [enabled, setEnabled] = useState(p.entry?.enabled ?? true);
-  const action = useAction();
   const usePreset = (pid: string) => {
     const pr = p.presets.find((x) => x.id === pid);
     if (!pr) return;
@@ -28,26 +27,29 @@ export function GuideSourceForm(p: {
     setUrl(pr.url ?? "");
     setTimezone(pr.timezone ?? "UTC");
   };
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const save = () => {
     const body: GuideSourceWrite = { id, name, url, timezone, proxy, enabled };
-    const ok = await action.run(() =>
-      p.entry ? api.guide.update(id, p.entry.revision, body) : api.guide.create(body),
-    );
-    if (ok) p.onDone(`Guide source ${id} saved.`);
+    return p.entry ? api.guide.update(id, p.entry.revision, body) : api.guide.create(body);
   };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="guide-form-title">
-      <h2 id="guide-form-title">{p.entry ? `Edit ${s?.id}` : "New guide source"}</h2>
+    <EditForm
+      titleId="guide-form-title"
+      title={p.entry ? `Edit ${s?.id}` : "New guide source"}
+      submitLabel="Save source"
+      save={save}
+      saved={`Guide source ${id} saved.`}
+      onDone={p.onDone}
+      onCancel={p.onCancel}
+    >
       {!p.entry && p.presets.length > 0 ? (
         <SelectField
           label="Start from a preset"
           value=""
           onChange={usePreset}
-          options={[
-            { value: "", label: "(none)" },
-            ...p.presets.map((x) => ({ value: x.id, label: x.name ?? x.id })),
-          ]}
+          options={choicesOf([{ value: "", label: "(none)" }], p.presets, (x) => ({
+            value: x.id,
+            label: x.name ?? x.id,
+          }))}
         />
       ) : null}
       <div class="grid-2">
@@ -64,15 +66,6 @@ export function GuideSourceForm(p: {
         <TextField label="Route (direct, auto or a proxy id)" value={proxy} onInput={setProxy} />
       </div>
       <CheckboxField label="Source enabled" checked={enabled} onChange={setEnabled} />
-      <ActionNotice action={action} />
-      <div class="row-actions">
-        <button type="submit" class="btn btn-primary" disabled={action.busy}>
-          Save source
-        </button>
-        <button type="button" class="btn" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

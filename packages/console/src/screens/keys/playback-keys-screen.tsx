@@ -1,41 +1,29 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { Channel, PlaybackKey } from "../../api/wire.js";
+import type { PlaybackKey } from "../../api/wire.js";
 import { CredentialManager } from "../../components/credential-manager.js";
 import { FormField, TextField } from "../../components/field.js";
+import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 
 const loadKeys = async () => (await api.playbackKeys.list()).access_tokens;
 
 /** Playback keys (`/v1/admin/access-tokens`): path keys for players, shown once at creation. */
 export function PlaybackKeysScreen() {
-  const [channels, setChannels] = useState<Channel[]>([]);
+  const channels = useOptionalList(async () => (await api.channels.list()).channels);
   const [scope, setScope] = useState<string[]>([]);
   const [maxConnections, setMaxConnections] = useState("");
   const [xtreamUsername, setXtreamUsername] = useState("");
-  useEffect(() => {
-    api.channels
-      .list()
-      .then((r) => setChannels(r.channels))
-      .catch(() => setChannels([]));
-  }, []);
-
   return (
-    <section aria-labelledby="keys-title">
-      <h1 id="keys-title">Playback keys</h1>
+    <Screen titleId="keys-title" title="Playback keys">
       <p class="muted">
         A playback key goes into player URLs (<code>/p/&lt;key&gt;/playlist.m3u</code>). It grants
         playback only, never admin access.
       </p>
       <CredentialManager<PlaybackKey>
-        noun={{
-          field: "Key",
-          formTitle: "New playback key",
-          caption: "Keys",
-          confirm: "playback key",
-          created: "Playback key created.",
-        }}
+        noun={{ field: "Key", name: "playback key" }}
         empty="No playback key yet."
-        rowAttribute="data-key"
         load={loadKeys}
         create={async (base) => {
           const r = await api.playbackKeys.create({
@@ -70,11 +58,10 @@ export function PlaybackKeysScreen() {
         }}
         rowActions={(k, ctx) =>
           k.xtream_username === null ? null : (
-            <button
-              type="button"
-              class="btn btn-small"
+            <RowButton
+              label="New Xtream password"
+              of={`for ${k.name}`}
               disabled={k.revoked_at !== null}
-              aria-label={`New Xtream password for ${k.name}`}
               onClick={() =>
                 void ctx.action.run(async () => {
                   const r = await api.playbackKeys.xtreamPassword(k.id, k.revision);
@@ -90,9 +77,7 @@ export function PlaybackKeysScreen() {
                   await ctx.reload();
                 }, `New Xtream password for "${k.name}".`)
               }
-            >
-              New Xtream password
-            </button>
+            />
           )
         }
         onCreated={() => {
@@ -161,7 +146,7 @@ export function PlaybackKeysScreen() {
         remove={(k) => api.playbackKeys.remove(k.id, k.revision)}
         confirmText={(_kind, k) => `Players using "${k.name}" get 401 from now on.`}
       />
-    </section>
+    </Screen>
   );
 }
 

@@ -1,12 +1,15 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
-import type { AccessRecord, PlaybackKey } from "../../api/wire.js";
+import type { AccessRecord } from "../../api/wire.js";
+import { choicesOf } from "../../components/choices.js";
 import { ConfirmDialog } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
 import { SelectField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { Screen } from "../../components/screen.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
+import { useOptionalList } from "../../components/use-optional-list.js";
 
 const COLUMNS: Column<AccessRecord>[] = [
   { header: "Time", cell: (l) => formatTime(l.created_at) },
@@ -20,7 +23,7 @@ const COLUMNS: Column<AccessRecord>[] = [
 /** Playback access log (`/v1/admin/access-logs`): filter by key, limit, clear. */
 export function LogsScreen() {
   const [logs, setLogs] = useState<AccessRecord[]>([]);
-  const [keys, setKeys] = useState<PlaybackKey[]>([]);
+  const keys = useOptionalList(async () => (await api.playbackKeys.list()).access_tokens);
   const [tokenId, setTokenId] = useState("");
   const [limit, setLimit] = useState("100");
   const [confirmClear, setConfirmClear] = useState(false);
@@ -31,28 +34,19 @@ export function LogsScreen() {
       setLogs((await api.accessLogs.list({ limit: Number(limit), token_id: tokenId })).access_logs),
     [limit, tokenId],
   );
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
-  useEffect(() => {
-    api.playbackKeys
-      .list()
-      .then((r) => setKeys(r.access_tokens))
-      .catch(() => setKeys([]));
-  }, []);
+  useAutoLoad(action, reload);
 
   return (
-    <section aria-labelledby="logs-title">
-      <h1 id="logs-title">Playback access log</h1>
+    <Screen titleId="logs-title" title="Playback access log">
       <div class="toolbar">
         <SelectField
           label="Playback key"
           value={tokenId}
           onChange={setTokenId}
-          options={[
-            { value: "", label: "All keys" },
-            ...keys.map((k) => ({ value: k.id, label: `${k.name} (${k.token_prefix}…)` })),
-          ]}
+          options={choicesOf([{ value: "", label: "All keys" }], keys, (k) => ({
+            value: k.id,
+            label: `${k.name} (${k.token_prefix}…)`,
+          }))}
         />
         <SelectField
           label="Records"
@@ -85,17 +79,13 @@ export function LogsScreen() {
         onClose={() => setConfirmClear(false)}
         onConfirm={() =>
           void action.run(
-            async () => {
-              const r = await api.accessLogs.clear();
-              await reload();
-              return r;
-            },
+            thenReload(() => api.accessLogs.clear(), reload),
             (r) => `Deleted ${r.deleted} record(s).`,
           )
         }
       >
         <p>Delete every playback access record? This cannot be undone.</p>
       </ConfirmDialog>
-    </section>
+    </Screen>
   );
 }

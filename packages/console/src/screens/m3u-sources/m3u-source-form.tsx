@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { M3uSource } from "../../api/wire.js";
+import { EditForm } from "../../components/edit-form.js";
 import { CheckboxField, TextField } from "../../components/field.js";
-import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
 
 /** Create or edit an M3U provider source; edits send the loaded revision as `If-Match`. */
 export function M3uSourceForm(p: {
@@ -20,9 +19,7 @@ export function M3uSourceForm(p: {
   const [groups, setGroups] = useState((s?.group_filter ?? []).join(", "));
   const [enabled, setEnabled] = useState(s?.enabled ?? true);
   const [removeMissing, setRemoveMissing] = useState(s?.remove_missing ?? false);
-  const action = useAction();
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const save = () => {
     const body = {
       name,
       url,
@@ -35,14 +32,20 @@ export function M3uSourceForm(p: {
       enabled,
       remove_missing: removeMissing,
     };
-    const ok = await action.run(() =>
-      s ? api.m3uSources.update(s.id, s.revision, body) : api.m3uSources.create({ id, ...body }),
-    );
-    if (ok) p.onDone(`M3U source ${id} saved.`);
+    return s
+      ? api.m3uSources.update(s.id, s.revision, body)
+      : api.m3uSources.create({ id, ...body });
   };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="m3u-source-form-title">
-      <h2 id="m3u-source-form-title">{s ? `Edit ${s.id}` : "New M3U source"}</h2>
+    <EditForm
+      titleId="m3u-source-form-title"
+      title={s ? `Edit ${s.id}` : "New M3U source"}
+      submitLabel="Save source"
+      save={save}
+      saved={`M3U source ${id} saved.`}
+      onDone={p.onDone}
+      onCancel={p.onCancel}
+    >
       <div class="grid-2">
         <TextField label="Source ID" value={id} onInput={setId} readOnly={s !== null} required />
         <TextField label="Source name" value={name} onInput={setName} />
@@ -71,15 +74,6 @@ export function M3uSourceForm(p: {
         checked={removeMissing}
         onChange={setRemoveMissing}
       />
-      <ActionNotice action={action} />
-      <div class="row-actions">
-        <button type="submit" class="btn btn-primary" disabled={action.busy}>
-          Save source
-        </button>
-        <button type="button" class="btn" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

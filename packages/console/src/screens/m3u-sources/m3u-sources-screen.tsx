@@ -1,12 +1,17 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import { ApiError } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
 import type { M3uSource, M3uSourceStatus } from "../../api/wire.js";
-import { ConfirmDialog } from "../../components/confirm-dialog.js";
+import { ConfirmDelete } from "../../components/confirm-dialog.js";
 import { type Column, DataTable } from "../../components/data-table.js";
 import { formatTime } from "../../components/display-values.js";
+import { EditDeleteButtons } from "../../components/edit-delete-buttons.js";
 import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
+import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
+import { SourceCell } from "../../components/source-cell.js";
+import { thenReload, useAction, useAutoLoad } from "../../components/use-action.js";
+import { useRowEditor } from "../../components/use-row-editor.js";
 import { M3uSourceForm } from "./m3u-source-form.js";
 
 function LastResult({ status }: { status: M3uSourceStatus | undefined }) {
@@ -24,8 +29,6 @@ export function M3uSourcesScreen() {
   const [sources, setSources] = useState<M3uSource[]>([]);
   const [statuses, setStatuses] = useState<M3uSourceStatus[]>([]);
   const [off, setOff] = useState(false);
-  const [editing, setEditing] = useState<M3uSource | "new" | null>(null);
-  const [toDelete, setToDelete] = useState<M3uSource | null>(null);
   const action = useAction();
 
   const reload = useCallback(async () => {
@@ -39,20 +42,14 @@ export function M3uSourcesScreen() {
       else throw err;
     }
   }, []);
-  useEffect(() => {
-    void action.run(reload);
-  }, [reload]);
+  useAutoLoad(action, reload);
+  const rows = useRowEditor<M3uSource>(action, reload);
 
   const statusOf = (id: string) => statuses.find((s) => s.source_id === id);
   const columns: Column<M3uSource>[] = [
     {
       header: "Source",
-      cell: (s) => (
-        <>
-          {s.name || s.id}
-          <span class="muted block">{s.url}</span>
-        </>
-      ),
+      cell: (s) => <SourceCell {...s} />,
     },
     { header: "Every", cell: (s) => (s.enabled ? `${s.refresh_interval_min} min` : "manual") },
     { header: "Last success", cell: (s) => formatTime(statusOf(s.id)?.last_success) },
@@ -66,73 +63,42 @@ export function M3uSourcesScreen() {
       cellClass: "actions-cell",
       cell: (s) => (
         <>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Refresh now ${s.id}`}
+          <RowButton
+            label="Refresh now"
+            of={s.id}
             disabled={action.busy}
             onClick={() =>
               action.run(
-                async () => {
-                  const r = await api.m3uSources.refresh(s.id);
-                  await reload();
-                  return r;
-                },
+                thenReload(() => api.m3uSources.refresh(s.id), reload),
                 (r) => (r.ok ? `${s.id} refreshed.` : `${s.id} failed: ${r.status.error}`),
               )
             }
-          >
-            Refresh now
-          </button>
-          <button
-            type="button"
-            class="btn btn-small"
-            aria-label={`Edit ${s.id}`}
-            onClick={() => setEditing(s)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="btn btn-small btn-danger"
-            aria-label={`Delete ${s.id}`}
-            onClick={() => setToDelete(s)}
-          >
-            Delete
-          </button>
+          />
+          <EditDeleteButtons row={s} of={s.id} editor={rows} />
         </>
       ),
     },
   ];
   if (off)
     return (
-      <section aria-labelledby="m3u-sources-title">
-        <h1 id="m3u-sources-title">M3U sources</h1>
+      <Screen titleId="m3u-sources-title" title="M3U sources">
         <p>
           M3U provider sources are switched off: set <code>extensions.m3u_sources: true</code> in
           the config file.
         </p>
-      </section>
+      </Screen>
     );
   return (
-    <section aria-labelledby="m3u-sources-title">
-      <h1 id="m3u-sources-title">M3U sources</h1>
+    <Screen titleId="m3u-sources-title" title="M3U sources">
       <div class="toolbar-actions">
-        <button type="button" class="btn btn-primary" onClick={() => setEditing("new")}>
+        <button type="button" class="btn btn-primary" onClick={() => rows.edit("new")}>
           Add source
         </button>
       </div>
       <ActionNotice action={action} busyText="Working…" />
-      {editing ? (
-        <M3uSourceForm
-          source={editing === "new" ? null : editing}
-          onDone={async (msg) => {
-            setEditing(null);
-            await action.run(reload, msg);
-          }}
-          onCancel={() => setEditing(null)}
-        />
-      ) : null}
+      {rows.form((source) => (
+        <M3uSourceForm source={source} {...rows.formProps} />
+      ))}
       <DataTable
         caption="Sources"
         columns={columns}
@@ -140,22 +106,19 @@ export function M3uSourcesScreen() {
         rowKey={(s) => s.id}
         empty="No M3U source yet."
       />
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete M3U source"
-        confirmLabel="Delete"
-        onClose={() => setToDelete(null)}
-        onConfirm={() => {
-          const s = toDelete;
-          if (s === null) return;
-          void action.run(async () => {
-            await api.m3uSources.remove(s.id, s.revision);
-            await reload();
-          }, `${s.id} deleted; its channels stay.`);
-        }}
+      <ConfirmDelete
+        noun="M3U source"
+        target={rows.toDelete}
+        onClose={rows.closeDelete}
+        onDelete={(s) =>
+          void action.run(
+            thenReload(() => api.m3uSources.remove(s.id, s.revision), reload),
+            `${s.id} deleted; its channels stay.`,
+          )
+        }
       >
-        <p>Delete the M3U source "{toDelete?.id}"? Its channels stay, no longer synced.</p>
-      </ConfirmDialog>
-    </section>
+        {(s) => <p>Delete the M3U source "{s.id}"? Its channels stay, no longer synced.</p>}
+      </ConfirmDelete>
+    </Screen>
   );
 }

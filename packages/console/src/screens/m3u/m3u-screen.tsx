@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { DuplicatesMode, ImportAnswer, ImportEntry } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { type Column, DataTable } from "../../components/data-table.js";
-import { CheckboxField, FormField, TextAreaField } from "../../components/field.js";
+import { CheckboxField, FormField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { useAction } from "../../components/use-action.js";
 
 const count = (v: number | ImportEntry[]) => (Array.isArray(v) ? v.length : v);
@@ -46,13 +48,11 @@ export function M3uScreen() {
     [download],
   );
   return (
-    <section aria-labelledby="m3u-title">
-      <h1 id="m3u-title">M3U import and export</h1>
-      <form
-        class="card"
-        aria-labelledby="import-title"
-        onSubmit={async (e) => {
-          e.preventDefault();
+    <Screen titleId="m3u-title" title="M3U import and export">
+      <Card
+        titleId="import-title"
+        title="Import"
+        onSubmit={async () => {
           setPreview(null);
           const mode: DuplicatesMode = asFallbacks ? "fallbacks" : "channels";
           const r = await action.run(
@@ -65,7 +65,6 @@ export function M3uScreen() {
           }
         }}
       >
-        <h2 id="import-title">Import</h2>
         <FormField
           label="Playlist file"
           control={(aria) => (
@@ -80,12 +79,7 @@ export function M3uScreen() {
             />
           )}
         />
-        <TextAreaField
-          label="Or paste the playlist"
-          value={content}
-          onInput={setContent}
-          rows={8}
-        />
+        <TextField label="Or paste the playlist" value={content} onInput={setContent} rows={8} />
         <CheckboxField
           label="Entries sharing a tvg-id become one channel with fallback sources"
           checked={asFallbacks}
@@ -102,11 +96,10 @@ export function M3uScreen() {
         >
           Preview import
         </button>
-      </form>
+      </Card>
       <ActionNotice action={action} />
       {preview ? (
-        <section class="card" aria-labelledby="preview-title">
-          <h2 id="preview-title">Preview</h2>
+        <Card titleId="preview-title" title="Preview">
           <p data-testid="import-summary">
             {preview.count} entries: {count(preview.created)} to create, {count(preview.updated)} to
             update, {count(preview.skipped)} skipped
@@ -136,10 +129,9 @@ export function M3uScreen() {
           >
             Apply import
           </button>
-        </section>
+        </Card>
       ) : null}
-      <section class="card" aria-labelledby="export-title">
-        <h2 id="export-title">Export</h2>
+      <Card titleId="export-title" title="Export">
         <p class="muted">
           The export creates a playback key named "M3U export" and puts it into the URLs; no session
           or admin token appears in the file.
@@ -172,7 +164,7 @@ export function M3uScreen() {
             </a>
           </p>
         ) : null}
-      </section>
-    </section>
+      </Card>
+    </Screen>
   );
 }

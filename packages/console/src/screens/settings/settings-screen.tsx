@@ -1,35 +1,33 @@
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { isConflict } from "../../api/api-error.js";
 import { api } from "../../api/client.js";
-import type { Settings } from "../../api/wire.js";
+import { Card } from "../../components/card.js";
 import { formatTime } from "../../components/display-values.js";
 import { CheckboxField, TextField } from "../../components/field.js";
 import { ActionNotice } from "../../components/notice.js";
+import { Screen } from "../../components/screen.js";
 import { useAction } from "../../components/use-action.js";
+import { useDocument } from "../../components/use-document.js";
 
 /** `GET`/`PUT /v1/admin/settings`: runtime values, config-file values read-only, TLS state. */
 export function SettingsScreen() {
-  const [s, setS] = useState<Settings | null>(null);
   const [baseUrl, setBaseUrl] = useState("");
   const [retention, setRetention] = useState("30");
   const [tls, setTls] = useState(false);
   const [stale, setStale] = useState(false);
   const action = useAction();
-
-  const load = useCallback(async () => {
-    const r = await api.settings.get();
-    setS(r);
+  const {
+    doc: s,
+    setDoc: setS,
+    reload: load,
+  } = useDocument(action, api.settings.get, (r) => {
     setBaseUrl(r.public_base_url);
     setRetention(r.access_log_retention_days);
     setTls(r.tls_enabled);
     setStale(false);
-  }, []);
-  useEffect(() => {
-    void action.run(load);
-  }, [load]);
+  });
 
-  const save = async (e: Event) => {
-    e.preventDefault();
+  const save = async () => {
     if (s === null) return;
     const tlsChanged = tls !== s.tls_enabled;
     await action.run(
@@ -52,16 +50,13 @@ export function SettingsScreen() {
 
   if (s === null)
     return (
-      <section aria-labelledby="settings-title">
-        <h1 id="settings-title">Settings</h1>
+      <Screen titleId="settings-title" title="Settings">
         <ActionNotice action={action} />
-      </section>
+      </Screen>
     );
   return (
-    <section aria-labelledby="settings-title">
-      <h1 id="settings-title">Settings</h1>
-      <form class="card" onSubmit={save} aria-labelledby="runtime-title">
-        <h2 id="runtime-title">Runtime settings</h2>
+    <Screen titleId="settings-title" title="Settings">
+      <Card titleId="runtime-title" title="Runtime settings" onSubmit={() => void save()}>
         <p class="muted">Revision {s.revision}</p>
         {stale ? (
           <div class="conflict" role="alert">
@@ -94,9 +89,8 @@ export function SettingsScreen() {
         <button type="submit" class="btn btn-primary" disabled={action.busy}>
           Save settings
         </button>
-      </form>
-      <section class="card" aria-labelledby="tls-title">
-        <h2 id="tls-title">TLS</h2>
+      </Card>
+      <Card titleId="tls-title" title="TLS">
         <dl class="kv">
           <dt>TLS listener</dt>
           <dd>{s.tls_listen || "not configured"}</dd>
@@ -125,9 +119,8 @@ export function SettingsScreen() {
             </>
           ) : null}
         </dl>
-      </section>
-      <section class="card" aria-labelledby="file-title">
-        <h2 id="file-title">From the config file (restart to change)</h2>
+      </Card>
+      <Card titleId="file-title" title="From the config file (restart to change)">
         <dl class="kv">
           <dt>Listen</dt>
           <dd>{s.listen}</dd>
@@ -138,7 +131,7 @@ export function SettingsScreen() {
           <dt>Public hosts</dt>
           <dd>{s.public_hosts.join(", ") || "any"}</dd>
         </dl>
-      </section>
-    </section>
+      </Card>
+    </Screen>
   );
 }

@@ -7,6 +7,8 @@ import {
   credentialState,
 } from "../../components/credential-manager.js";
 import { Fieldset } from "../../components/field.js";
+import { RowButton } from "../../components/row-button.js";
+import { Screen } from "../../components/screen.js";
 import { AuditLog } from "./audit-log.js";
 import { ScopeChecks } from "./scope-checks.js";
 import { TokenEditor } from "./token-editor.js";
@@ -19,20 +21,11 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
   const revoked = credentialState(t) === "revoked";
   return (
     <>
-      <button
-        type="button"
-        class="btn btn-small"
-        disabled={revoked}
-        onClick={p.onEdit}
-        aria-label={`Edit ${t.name}`}
-      >
-        Edit
-      </button>
-      <button
-        type="button"
-        class="btn btn-small"
+      <RowButton label="Edit" of={t.name} disabled={revoked} onClick={p.onEdit} />
+      <RowButton
+        label={t.enabled ? "Disable" : "Enable"}
+        of={t.name}
         disabled={revoked || ctx.action.busy}
-        aria-label={`${t.enabled ? "Disable" : "Enable"} ${t.name}`}
         onClick={() =>
           ctx.action.run(
             async () => {
@@ -42,14 +35,11 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
             `${t.name} ${t.enabled ? "disabled" : "enabled"}.`,
           )
         }
-      >
-        {t.enabled ? "Disable" : "Enable"}
-      </button>
-      <button
-        type="button"
-        class="btn btn-small"
+      />
+      <RowButton
+        label="Rotate"
+        of={t.name}
         disabled={revoked || ctx.action.busy}
-        aria-label={`Rotate ${t.name}`}
         onClick={async () => {
           const r = await ctx.action.run(
             () => api.apiTokens.rotate(t.id, t.revision),
@@ -64,9 +54,7 @@ function TokenActions(p: { token: ApiToken; ctx: CredentialContext; onEdit: () =
             await ctx.reload();
           }
         }}
-      >
-        Rotate
-      </button>
+      />
     </>
   );
 }
@@ -78,22 +66,14 @@ export function ApiTokensScreen() {
   const [auditKey, setAuditKey] = useState(0);
 
   return (
-    <section aria-labelledby="tokens-title">
-      <h1 id="tokens-title">API tokens</h1>
+    <Screen titleId="tokens-title" title="API tokens">
       <p class="muted">
         Tokens let scripts call the admin API with independent scopes. They cannot change login
         credentials or manage tokens.
       </p>
       <CredentialManager<ApiToken>
-        noun={{
-          field: "Token",
-          formTitle: "New token",
-          caption: "Tokens",
-          confirm: "token",
-          created: "Token created.",
-        }}
+        noun={{ field: "Token", name: "token" }}
         empty="No API token yet."
-        rowAttribute="data-token"
         load={loadTokens}
         create={async (base) => {
           const r = await api.apiTokens.create({ ...base, scopes });
@@ -136,6 +116,6 @@ export function ApiTokensScreen() {
         </button>
       </div>
       <AuditLog key={auditKey} />
-    </section>
+    </Screen>
   );
 }

@@ -1,9 +1,8 @@
 import { useState } from "preact/hooks";
 import { api } from "../../api/client.js";
 import type { ApiToken, Scope } from "../../api/wire.js";
+import { EditForm } from "../../components/edit-form.js";
 import { Fieldset, TextField } from "../../components/field.js";
-import { ActionNotice } from "../../components/notice.js";
-import { useAction } from "../../components/use-action.js";
 import { ScopeChecks } from "./scope-checks.js";
 
 /** `PUT /v1/admin/api-tokens/{id}` with the revision it was opened at. */
@@ -17,22 +16,23 @@ export function TokenEditor(p: {
   const [note, setNote] = useState(t.note);
   const [scopes, setScopes] = useState<Scope[]>(t.scopes);
   const [expires, setExpires] = useState(t.expires_at ? t.expires_at.slice(0, 16) : "");
-  const action = useAction();
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const ok = await action.run(() =>
-      api.apiTokens.update(t.id, t.revision, {
-        name,
-        note,
-        scopes,
-        expires_at: expires === "" ? null : new Date(`${expires}Z`).toISOString(),
-      }),
-    );
-    if (ok) p.onDone(`${name} saved.`);
-  };
   return (
-    <form class="card" onSubmit={submit} aria-labelledby="edit-token-title">
-      <h2 id="edit-token-title">Edit token {t.name}</h2>
+    <EditForm
+      titleId="edit-token-title"
+      title={`Edit token ${t.name}`}
+      submitLabel="Save token"
+      save={() =>
+        api.apiTokens.update(t.id, t.revision, {
+          name,
+          note,
+          scopes,
+          expires_at: expires === "" ? null : new Date(`${expires}Z`).toISOString(),
+        })
+      }
+      saved={`${name} saved.`}
+      onDone={p.onDone}
+      onCancel={p.onCancel}
+    >
       <div class="grid-2">
         <TextField label="Name" value={name} onInput={setName} />
         <TextField label="Note" value={note} onInput={setNote} />
@@ -47,15 +47,6 @@ export function TokenEditor(p: {
       <Fieldset legend="Scopes">
         <ScopeChecks scopes={scopes} onChange={setScopes} />
       </Fieldset>
-      <ActionNotice action={action} />
-      <div class="row-actions">
-        <button type="submit" class="btn btn-primary" disabled={action.busy}>
-          Save token
-        </button>
-        <button type="button" class="btn" onClick={p.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }
