@@ -1,9 +1,17 @@
 import { isPackaged, resolveChannelSource } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import { type AppEnv, clientAddress, requestHeader } from "@svc/core/http";
-import { defineRoutes, type RouteAccess, type RouteFamily, routesOf } from "@svc/core/route-table";
+import { type AppEnv, clientAddress, errorResponse, requestHeader } from "@svc/core/http";
+import {
+  defineRoutes,
+  extensionOn,
+  type RouteAccess,
+  type RouteFamily,
+  type RouteSwitches,
+  routesOf,
+} from "@svc/core/route-table";
 import { type Context, Hono } from "hono";
 import type { AcceptForwarded } from "./cluster/forwarded-request.js";
+import { INSTANCE_TOKEN_HEADER } from "./cluster/instance-token.js";
 import type { PlayRequest } from "./delivery/play-request.js";
 import { llHlsDirectives } from "./hls/ll-hls-directives.js";
 import { playlistResponse } from "./hls/playlist-answer.js";
@@ -191,7 +199,48 @@ export function createPlayRoutes(
       rt.options.config.extensions,
     ),
   );
+  // Cluster mode (and workers) without `extensions.ts_output`: the doors that stream a
+  // channel all the same (Xtream's `{stream_id}.ts`, HDHomeRun's tuner URLs) forward
+  // `stream.ts` of a channel another instance packages to this mount of that instance.
+  // Registered then under the door's extension, it serves forwarded requests only; a
+  // player's own request gets the 404 of a route that does not exist.
+  const door = forwardedStreamDoor(rt.options.config.extensions);
+  if (options.acceptForwarded !== undefined && door !== undefined) {
+    const family = options.routes ?? playRoutes;
+    const forwardedOnly = defineRoutes(family.base, {
+      stream: {
+        ...family.routes.stream,
+        summary: `${family.routes.stream.summary}, forwarded by another instance`,
+        extension: door,
+      },
+    });
+    app.route(
+      "/",
+      routesOf<AppEnv, string, typeof forwardedOnly.routes>(
+        forwardedOnly,
+        {
+          stream: (c) =>
+            requestHeader(c, INSTANCE_TOKEN_HEADER) === undefined
+              ? errorResponse(c, "not_found", "not found", 404)
+              : handlers.stream(c),
+        },
+        rt.options.config.extensions,
+      ),
+    );
+  }
   return app;
+}
+
+/**
+ * The door that streams `stream.ts` without `extensions.ts_output` (Xtream, HDHomeRun),
+ * when one is on and `ts_output` is off: the extension its forwarded `stream.ts` is
+ * registered under (see {@link createPlayRoutes}).
+ */
+function forwardedStreamDoor(switches: RouteSwitches): "xtream" | "hdhomerun" | undefined {
+  if (extensionOn(switches, "ts_output")) return undefined;
+  if (extensionOn(switches, "xtream")) return "xtream";
+  if (extensionOn(switches, "hdhomerun")) return "hdhomerun";
+  return undefined;
 }
 
 /**
