@@ -39,7 +39,10 @@ export interface KeyConnections {
   ): SeatOutcome | Promise<SeatOutcome>;
   /** Gives the seat back at once (a closed connection). */
   release(keyId: string, seatId: string): void;
-  /** Seats of `keyId` this process knows to be live (`active_cons`). */
+  /**
+   * Live seats of `keyId` (`active_cons`): every process's when the shared store can count
+   * them at once (workers on SQLite), else those this process knows.
+   */
   active(keyId: string, now?: number): number;
   close(): Promise<void>;
 }
@@ -218,7 +221,16 @@ export function createClusterKeyConnections(options: {
         .release?.({ channelId: keyRow(keyId), leaseId: seatId, expiresAt: 0 })
         .catch((err: unknown) => onError(err, "key connection release"));
     },
-    active: (keyId, now = Date.now()) => liveSeats(seats, keyId, now).size,
+    active: (keyId, now = Date.now()) => {
+      const mine = liveSeats(seats, keyId, now).size;
+      if (store.liveNow === undefined) return mine;
+      try {
+        return store.liveNow(keyRow(keyId), now);
+      } catch (err) {
+        onError(err, "key connection count");
+        return mine;
+      }
+    },
     async close() {
       clearInterval(timer);
       await flushing;

@@ -12,6 +12,7 @@ export {
 export { LEASE_TTL_MS, type LeaseOutcome, type ViewerLeases } from "./hls/viewer-leases.js";
 export {
   claimKeyConnection,
+  createClusterKeyConnections,
   type KeyConnectionClaim,
   type KeyConnectionLimit,
   type KeyConnections,

@@ -12,6 +12,7 @@ import { createRepositories } from "@svc/admin-api/storage/repositories";
 import { type SqliteStorage, workerSqliteStorage } from "@svc/admin-api/storage/storage";
 import { createSqliteViewerSeatStore } from "@svc/admin-api/storage/viewer-seats/sqlite";
 import { createRateLimiter } from "@svc/core/auth";
+import { createClusterKeyConnections } from "@svc/playback/play";
 import { storedChannel } from "@svc/test-kits/channel";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -167,5 +168,43 @@ describe("workers: one SQLite file shared by two storages", () => {
     ];
     assert.deepEqual(taken, [true, true, true, false]);
     assert.ok(lb.retryAfterSec("login:127.0.0.1", now) >= 59);
+  });
+
+  it("a playback key's live seats (active_cons) are counted at once across both", async () => {
+    const sa = createSqliteViewerSeatStore(a.sqlite.$client, () => "a");
+    const sb = createSqliteViewerSeatStore(b.sqlite.$client, () => "b");
+    const ka = createClusterKeyConnections({ store: sa });
+    const kb = createClusterKeyConnections({ store: sb });
+    try {
+      const now = Date.now();
+      assert.equal(await ka.hold("pk_w", "s1", 3, true, now), "held");
+      assert.equal(await kb.hold("pk_w", "s2", 3, true, now), "held");
+      assert.equal(ka.active("pk_w", now), 2, "A counts B's stream too");
+      assert.equal(kb.active("pk_w", now), 2, "B counts A's stream too");
+      ka.release("pk_w", "s1");
+      // The release's delete runs under the workers' write lock: a turn later it is gone.
+      for (let i = 0; i < 50 && kb.active("pk_w", now) !== 1; i++) await nextTurn();
+      assert.equal(kb.active("pk_w", now), 1);
+    } finally {
+      await ka.close();
+      await kb.close();
+    }
+  });
+
+  it("login limiter: a client refused on one is refused on the other before it counts", async () => {
+    const make = (s: SqliteStorage) =>
+      createSqliteRateLimiter(s.sqlite.$client, { perMinute: 2, local: createRateLimiter(2) });
+    const la = make(a);
+    const lb = make(b);
+    const now = Date.now();
+    const key = "xtream\u0000127.0.0.9";
+    assert.equal(lb.refusedForSec?.(key, now), 0);
+    await la.take(key, now);
+    await la.take(key, now);
+    assert.equal(lb.refusedForSec?.(key, now), 0, "at the quota, not over it");
+    assert.equal(await la.take(key, now), false);
+    const left = lb.refusedForSec?.(key, now) ?? 0;
+    assert.ok(left >= 59 && left <= 60, `refused for ${left} s on B`);
+    assert.equal(lb.refusedForSec?.(key, now + 61_000), 0, "the window ended");
   });
 });

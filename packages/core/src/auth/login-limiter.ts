@@ -11,6 +11,12 @@ export interface RateLimiter {
   take(key: string, now?: number): boolean | Promise<boolean>;
   /** Seconds until the key's window resets (for `Retry-After`), after a refused `take`. */
   retryAfterSec(key: string, now?: number): number;
+  /**
+   * Seconds the key stays refused because a `take` of another process sharing the
+   * counter went over the quota in this window (0: not refused); answered at once, by a
+   * counter that can (the workers' SQLite file).
+   */
+  refusedForSec?(key: string, now?: number): number;
 }
 
 /** The counter of one process: {@link RateLimiter} answering synchronously. */

@@ -36,6 +36,11 @@ export interface ViewerSeatStore {
   sweep(now: number): Promise<number>;
   /** Deletes one seat at once (a playback key's closed connection; see `key-connections.ts`). */
   release?(seat: ViewerSeat): Promise<void>;
+  /**
+   * The seats of `channelId` live at `now`, counted at once: a store that can answer
+   * synchronously (the workers' SQLite file) gives `active_cons` of the whole gateway.
+   */
+  liveNow?(channelId: string, now: number): number;
 }
 
 export interface ClusterViewerLeasesOptions {

@@ -48,12 +48,18 @@ export function createXtreamLoginGuard(limiter: RateLimiter) {
       headers: { "Retry-After": String(Math.max(1, sec)) },
     });
   return {
-    /** Throws 429 while `client` is blocked. */
+    /**
+     * Throws 429 while `client` is blocked: here, or (workers sharing the limiter's
+     * counter) by a failure another process counted past the quota.
+     */
     assertAllowed(client: string, now = Date.now()): void {
       const until = blockedUntil.get(client);
-      if (until === undefined) return;
-      if (until > now) throw tooMany(Math.ceil((until - now) / 1000));
-      blockedUntil.delete(client);
+      if (until !== undefined) {
+        if (until > now) throw tooMany(Math.ceil((until - now) / 1000));
+        blockedUntil.delete(client);
+      }
+      const shared = limiter.refusedForSec?.(counterKey(client), now) ?? 0;
+      if (shared > 0) throw tooMany(shared);
     },
     /** Counts one failure of `client`; throws 429 when it went over the quota. */
     async failed(client: string, now = Date.now()): Promise<void> {

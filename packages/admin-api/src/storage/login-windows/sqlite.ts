@@ -30,6 +30,9 @@ export function createSqliteRateLimiter(
       count = CASE WHEN login_windows.window_start <= @stale THEN 1 ELSE login_windows.count + 1 END
     RETURNING window_start, count`);
   const purge = client.prepare<[number]>("DELETE FROM login_windows WHERE window_start <= ?");
+  const window = client.prepare<[string], { window_start: number; count: number }>(
+    "SELECT window_start, count FROM login_windows WHERE key = ?",
+  );
   const starts = new Map<string, number>();
   let lastSweep = 0;
   // Under the workers' write lock (connectionLock): never waits on SQLite's with the loop stopped.
@@ -57,6 +60,18 @@ export function createSqliteRateLimiter(
       }
       starts.set(key, row.window_start);
       return row.count <= perMinute;
+    },
+    // A read (WAL), no lock: the window is over its quota once any worker's take went past it.
+    refusedForSec(key, now = Date.now()) {
+      let row: { window_start: number; count: number } | undefined;
+      try {
+        row = window.get(key);
+      } catch (err) {
+        onError(err);
+      }
+      if (row === undefined || row.count <= perMinute) return 0;
+      const left = row.window_start + RATE_WINDOW_MS - now;
+      return left <= 0 ? 0 : Math.max(1, Math.ceil(left / 1000));
     },
     retryAfterSec(key, now = Date.now()) {
       const start = starts.get(key);

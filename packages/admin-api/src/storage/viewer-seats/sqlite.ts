@@ -31,6 +31,9 @@ export function createSqliteViewerSeatStore(
     "DELETE FROM viewer_seats WHERE channel_id = ? AND lease_id = ?",
   );
   const sweep = client.prepare<[number]>("DELETE FROM viewer_seats WHERE expires_at <= ?");
+  const live = client.prepare<[string, number], { n: number }>(
+    "SELECT count(*) AS n FROM viewer_seats WHERE channel_id = ? AND expires_at > ?",
+  );
   const claim = client.transaction((seat: ViewerSeat, max: number, now: number): boolean => {
     const held = mine.get(seat.channelId, seat.leaseId, now) !== undefined;
     if (!held && (others.get(seat.channelId, now, seat.leaseId)?.n ?? 0) >= max) return false;
@@ -55,5 +58,7 @@ export function createSqliteViewerSeatStore(
         remove.run(seat.channelId, seat.leaseId);
       }),
     sweep: (now) => exclusive(async () => sweep.run(now).changes),
+    // A read (WAL): no lock, answered at once, so `active_cons` counts every worker's seats.
+    liveNow: (channelId, now) => live.get(channelId, now)?.n ?? 0,
   };
 }
