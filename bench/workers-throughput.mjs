@@ -125,24 +125,7 @@ try {
           ["playlist", playlistUrl],
           ["segment 200 kB", segmentUrl],
         ]) {
-          const load = loadavg()[0];
-          const before = treeCpu(gw.proc.pid);
-          const r = await wrk(url);
-          const cpu = treeCpu(gw.proc.pid) - before;
-          const row = {
-            round,
-            workers,
-            phase,
-            load,
-            rps: r.rps,
-            errors: r.errors,
-            cpuMsPer1k: (cpu * 1e6) / (r.rps * DURATION),
-            cores: cpu / DURATION,
-          };
-          rows.push(row);
-          console.log(
-            `round ${round} workers ${workers} ${phase}: ${r.rps.toFixed(0)} req/s, gateway ${row.cores.toFixed(2)} cores, ${row.cpuMsPer1k.toFixed(1)} ms CPU per 1,000 requests, non-2xx ${r.errors} (load before ${load.toFixed(2)})`,
-          );
+          await measurePhase(round, workers, phase, url, gw.proc.pid);
         }
       } finally {
         await gw.stop();
@@ -153,6 +136,28 @@ try {
 } finally {
   nginx.kill("SIGTERM");
   rmSync(work, { recursive: true, force: true });
+}
+
+/** One wrk phase on `url`: its row (req/s, the server tree's CPU) printed and kept. */
+async function measurePhase(round, workers, phase, url, pid) {
+  const load = loadavg()[0];
+  const before = treeCpu(pid);
+  const r = await wrk(url);
+  const cpu = treeCpu(pid) - before;
+  const row = {
+    round,
+    workers,
+    phase,
+    load,
+    rps: r.rps,
+    errors: r.errors,
+    cpuMsPer1k: (cpu * 1e6) / (r.rps * DURATION),
+    cores: cpu / DURATION,
+  };
+  rows.push(row);
+  console.log(
+    `round ${round} ${workers} ${phase}: ${r.rps.toFixed(0)} req/s, server ${row.cores.toFixed(2)} cores, ${row.cpuMsPer1k.toFixed(1)} ms CPU per 1,000 requests, non-2xx ${r.errors} (load before ${load.toFixed(2)})`,
+  );
 }
 
 /** The same two phases against the bare node:cluster proxy with `n` workers. */
@@ -176,24 +181,7 @@ async function measureBare(round, n) {
     ]) {
       const url = `http://127.0.0.1:${port}${path}`;
       for (let i = 0; i < 200; i++) await (await fetch(url)).arrayBuffer();
-      const load = loadavg()[0];
-      const before = treeCpu(proc.pid);
-      const r = await wrk(url);
-      const cpu = treeCpu(proc.pid) - before;
-      const row = {
-        round,
-        workers: `bare ${n}`,
-        phase,
-        load,
-        rps: r.rps,
-        errors: r.errors,
-        cpuMsPer1k: (cpu * 1e6) / (r.rps * DURATION),
-        cores: cpu / DURATION,
-      };
-      rows.push(row);
-      console.log(
-        `round ${round} bare ${n} ${phase}: ${r.rps.toFixed(0)} req/s, ${row.cores.toFixed(2)} cores, ${row.cpuMsPer1k.toFixed(1)} ms CPU per 1,000 requests, non-2xx ${r.errors} (load before ${load.toFixed(2)})`,
-      );
+      await measurePhase(round, `bare ${n}`, phase, url, proc.pid);
     }
   } finally {
     proc.kill("SIGTERM");
