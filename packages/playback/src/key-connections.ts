@@ -222,14 +222,13 @@ export function createClusterKeyConnections(options: {
         .catch((err: unknown) => onError(err, "key connection release"));
     },
     active: (keyId, now = Date.now()) => {
-      const mine = liveSeats(seats, keyId, now).size;
-      if (store.liveNow === undefined) return mine;
-      try {
-        return store.liveNow(keyRow(keyId), now);
-      } catch (err) {
-        onError(err, "key connection count");
-        return mine;
-      }
+      if (store.liveNow !== undefined)
+        try {
+          return store.liveNow(keyRow(keyId), now);
+        } catch (err) {
+          onError(err, "key connection count");
+        }
+      return liveSeats(seats, keyId, now).size;
     },
     async close() {
       clearInterval(timer);

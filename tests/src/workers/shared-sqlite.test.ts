@@ -11,7 +11,7 @@ import { createSqliteRateLimiter } from "@svc/admin-api/storage/login-windows/sq
 import { createRepositories } from "@svc/admin-api/storage/repositories";
 import { type SqliteStorage, workerSqliteStorage } from "@svc/admin-api/storage/storage";
 import { createSqliteViewerSeatStore } from "@svc/admin-api/storage/viewer-seats/sqlite";
-import { createRateLimiter } from "@svc/core/auth";
+import { createRateLimiter, type RateLimiter } from "@svc/core/auth";
 import { createClusterKeyConnections } from "@svc/playback/play";
 import { storedChannel } from "@svc/test-kits/channel";
 
@@ -154,11 +154,14 @@ describe("workers: one SQLite file shared by two storages", () => {
     assert.equal(await sa.sweep(now + 60_000), 1);
   });
 
+  /** The login limiter of each storage, as two workers have it, with `perMinute` attempts. */
+  const limiters = (perMinute: number) =>
+    [a, b].map((s) =>
+      createSqliteRateLimiter(s.sqlite.$client, { perMinute, local: createRateLimiter(perMinute) }),
+    ) as [RateLimiter, RateLimiter];
+
   it("login limiter: the quota is shared, not doubled", async () => {
-    const make = (s: SqliteStorage) =>
-      createSqliteRateLimiter(s.sqlite.$client, { perMinute: 3, local: createRateLimiter(3) });
-    const la = make(a);
-    const lb = make(b);
+    const [la, lb] = limiters(3);
     const now = Date.now();
     const taken = [
       await la.take("login:127.0.0.1", now),
@@ -192,10 +195,7 @@ describe("workers: one SQLite file shared by two storages", () => {
   });
 
   it("login limiter: a client refused on one is refused on the other before it counts", async () => {
-    const make = (s: SqliteStorage) =>
-      createSqliteRateLimiter(s.sqlite.$client, { perMinute: 2, local: createRateLimiter(2) });
-    const la = make(a);
-    const lb = make(b);
+    const [la, lb] = limiters(2);
     const now = Date.now();
     const key = "xtream\u0000127.0.0.9";
     assert.equal(lb.refusedForSec?.(key, now), 0);
