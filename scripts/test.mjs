@@ -146,17 +146,7 @@ else testPass("PostgreSQL pass", pgSelected, { SVC_TEST_STORAGE: "postgres" });
 // gateway-process.ts). SQLite only: `workers` > 1 with `database_url` is refused.
 // SVC_TEST_WORKERS_PASS=0 turns it off.
 const WORKERS_SUITES = /^tests\/dist\/full\/[^/]+\.test\.js$/;
-// Suites with a case that still tells the workers apart: per-worker state a single process
-// has whole (docs/cluster.md "Workers", "Not done (yet)"). They run in the other passes; each
-// leaves this list when its state is shared.
-const WORKERS_NOT_YET = new Set([
-  "tests/dist/full/audit-flood.test.js", // the unknown-token fold's budget is per worker
-  "tests/dist/full/full-key-play.test.js", // access-log order within a batch window
-]);
-const workersSelected = selected.filter((f) => {
-  const path = f.split(sep).join("/");
-  return WORKERS_SUITES.test(path) && !WORKERS_NOT_YET.has(path);
-});
+const workersSelected = selected.filter((f) => WORKERS_SUITES.test(f.split(sep).join("/")));
 if (process.env.SVC_TEST_WORKERS_PASS === "0")
   process.stdout.write("==> workers pass: off (SVC_TEST_WORKERS_PASS=0)\n");
 else if (workersSelected.length === 0)

@@ -146,6 +146,7 @@ export async function composeFull(
             usage: () => worker.push(USAGE_FLUSH),
             exclusiveWrite: (task) => worker.exclusiveWrite(task),
           },
+          unknownTokenFold: worker.fold,
         }),
   });
   const storage = state.storage;

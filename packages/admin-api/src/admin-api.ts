@@ -4,6 +4,7 @@ import {
   type PasswordHasher,
   type RateLimiter,
   type SessionTokens,
+  type SharedUnknownTokenFold,
 } from "@svc/core/auth";
 import { ConfigError, type GatewayConfig } from "@svc/core/config";
 import type { Egress } from "@svc/core/egress";
@@ -106,6 +107,8 @@ export interface AdminStateOptions {
    * its writes are told to the others through this (docs/cluster.md "Workers").
    */
   readonly workerPush?: WorkerPush;
+  /** Workers: the gateway's one unknown-token fold, which the primary holds. */
+  readonly unknownTokenFold?: SharedUnknownTokenFold;
 }
 
 export interface AdminState {
@@ -238,7 +241,10 @@ export async function openAdminState(options: AdminStateOptions): Promise<AdminS
           : options.limiter,
     channels,
     tokens,
-    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit"), flushOthers),
+    usage: createTokenUsageRecorder(repos.apiTokens, tokens, lost("API token audit"), {
+      flushOthers,
+      fold: options.unknownTokenFold,
+    }),
     keys,
     accessLog: createAccessLog(repos.playbackKeys, keys, {
       enabled: options.accessLog ?? true,

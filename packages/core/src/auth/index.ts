@@ -36,6 +36,14 @@ export {
 } from "./session-tokens.js";
 export { resolveSigningKeys, type SigningKeys } from "./signing-keys.js";
 export {
+  createUnknownTokenFold,
+  type FoldedDenials,
+  localUnknownTokenFold,
+  type SharedUnknownTokenFold,
+  UNKNOWN_TOKEN_BUDGET,
+  type UnknownTokenFold,
+} from "./unknown-token-fold.js";
+export {
   type Account,
   type AccountDirectory,
   accountsFromConfig,

@@ -1,11 +1,18 @@
 import cluster, { type Worker } from "node:cluster";
+import {
+  createUnknownTokenFold,
+  type FoldedDenials,
+  type SharedUnknownTokenFold,
+  UNKNOWN_TOKEN_BUDGET,
+} from "../auth/unknown-token-fold.js";
 import type { Logger } from "../base/log.js";
 
 /**
  * `server.workers` > 1 (docs/cluster.md "Workers"): the started process is a small primary
  * that forks the gateway workers (`node:cluster`, which hands connections of the shared
  * listening ports to them in turn), restarts a worker that dies, relays the workers'
- * change-feed pushes, and stops them all on SIGTERM/SIGINT. It serves nothing itself.
+ * change-feed pushes, holds the gateway's unknown-token fold, and stops them all on
+ * SIGTERM/SIGINT. It serves nothing itself.
  */
 
 /** The environment variable that names a worker's slot (1..N), set by the primary. */
@@ -47,7 +54,17 @@ type WorkerMessage =
       readonly id: number;
       readonly parts: readonly unknown[];
       readonly missing: number;
-    };
+    }
+  /** The unknown-token fold, which the primary holds: may this denial be its own record? */
+  | { readonly svc: "fold"; readonly id: number; readonly client: string; readonly at: number }
+  | { readonly svc: "fold-admit"; readonly id: number; readonly admit: boolean }
+  /** End the fold's window now (a worker's audit listing). */
+  | { readonly svc: "fold-close"; readonly id: number }
+  /**
+   * A window's summary for the worker to write: the answer to its `fold-close`, or (`id` 0)
+   * a window that ended by time, sent to one listening worker.
+   */
+  | { readonly svc: "folded"; readonly id: number; readonly folded: FoldedDenials | undefined };
 
 function isWorkerMessage(m: unknown): m is WorkerMessage {
   return typeof m === "object" && m !== null && typeof (m as { svc?: unknown }).svc === "string";
@@ -83,6 +100,12 @@ export interface WorkerLink {
   gather(what: string): Promise<Gathered>;
   /** Answers the other workers' gathers: `handler` gives this worker's part of `what`. */
   onGather(handler: (what: string) => Promise<unknown> | unknown): void;
+  /**
+   * The gateway's one unknown-token fold, held by the primary: the budget of individual
+   * audit records is the gateway's, whatever worker each denial reached. A primary that
+   * does not answer within {@link GATHER_WAIT_MS} counts as a fold (the record is folded).
+   */
+  readonly fold: SharedUnknownTokenFold;
 }
 
 /** What {@link WorkerLink.gather} collected from the other workers. */
@@ -116,15 +139,38 @@ export function workerLink(): WorkerLink | undefined {
   const waiting = new Map<number, () => void>();
   const granted = new Map<number, () => void>();
   const gathering = new Map<number, (g: Gathered) => void>();
+  /** Fold questions waiting for the primary's answer, by id. */
+  const asking = new Map<number, (answer: boolean | FoldedDenials | undefined) => void>();
+  let writeFolded: (folded: FoldedDenials) => void = () => {};
   let seq = 0;
   let lockSeq = 0;
   let gatherSeq = 0;
+  let askSeq = 0;
   process.on("message", (m: unknown) => {
     if (!isWorkerMessage(m)) return;
     if (m.svc === "state-ack") waiting.get(m.seq)?.();
     else if (m.svc === "lock-granted") granted.get(m.id)?.();
     else if (m.svc === "gather-done") gathering.get(m.id)?.({ parts: m.parts, missing: m.missing });
+    else if (m.svc === "fold-admit") asking.get(m.id)?.(m.admit);
+    else if (m.svc === "folded") {
+      if (m.id !== 0) asking.get(m.id)?.(m.folded);
+      else if (m.folded !== undefined) writeFolded(m.folded);
+    }
   });
+  const ask = <T>(message: (id: number) => WorkerMessage, otherwise: T): Promise<T> =>
+    new Promise<T>((resolve) => {
+      askSeq += 1;
+      const id = askSeq;
+      const done = (answer: unknown) => {
+        clearTimeout(timer);
+        asking.delete(id);
+        resolve(answer as T);
+      };
+      const timer = setTimeout(() => done(otherwise), GATHER_WAIT_MS);
+      timer.unref();
+      asking.set(id, done);
+      send(message(id));
+    });
   const startedAt = Number(process.env[WORKERS_STARTED_AT_ENV]);
   return {
     index,
@@ -185,6 +231,14 @@ export function workerLink(): WorkerLink | undefined {
             () => undefined,
           );
       });
+    },
+    fold: {
+      admit: (client, at) => ask((id) => ({ svc: "fold", id, client, at }), false),
+      close: () => ask<FoldedDenials | undefined>((id) => ({ svc: "fold-close", id }), undefined),
+      onWindowEnd: (write) => {
+        writeFolded = write;
+      },
+      stop: () => {},
     },
     onPush(handler) {
       process.on("message", (m: unknown) => {
@@ -342,6 +396,21 @@ export function runPrimary(options: { count: number; log: Logger }): void {
     gatherDone(key, false);
   };
 
+  /**
+   * The gateway's one unknown-token fold ({@link WorkerLink.fold}). A window that ends by
+   * time is written by one listening worker; one that a listing ends, by the asker.
+   */
+  const writeFolded = (folded: FoldedDenials) => {
+    const writer = slots.find((s) => s.listening && s.worker?.isConnected())?.worker;
+    writer?.send({ svc: "folded", id: 0, folded }, undefined, () => {});
+  };
+  const fold = createUnknownTokenFold(UNKNOWN_TOKEN_BUDGET, writeFolded);
+  const foldTimer = setInterval(() => {
+    const folded = fold.close(Date.now());
+    if (folded !== undefined) writeFolded(folded);
+  }, UNKNOWN_TOKEN_BUDGET.windowMs);
+  foldTimer.unref();
+
   /** A worker gone: nobody waits for it any more, and what it held or asked for is let go. */
   const forget = (worker: Worker) => {
     for (const [key, p] of pushes) {
@@ -384,6 +453,18 @@ export function runPrimary(options: { count: number; log: Logger }): void {
       else if (m.svc === "unlock") unlock(worker, m.id);
       else if (m.svc === "gather") gather(worker, m.id, m.what);
       else if (m.svc === "gathered") gathered(worker, m.from, m.id, m.part);
+      else if (m.svc === "fold")
+        worker.send(
+          { svc: "fold-admit", id: m.id, admit: fold.admit(m.client, m.at) },
+          undefined,
+          () => {},
+        );
+      else if (m.svc === "fold-close")
+        worker.send(
+          { svc: "folded", id: m.id, folded: fold.close(Date.now()) },
+          undefined,
+          () => {},
+        );
     });
     worker.on("exit", (code, signal) => exited(slot, worker, code, signal));
   };

@@ -19,10 +19,11 @@ export const apiTokenAudit = pgTable(
     requestId: text("request_id").notNull(),
     reason: text("reason"),
     createdAt: epoch("created_at").notNull(),
+    stampUs: epoch("stamp_us").notNull().default(0),
   },
   (t) => [
     index("api_token_audit_created_idx").on(t.createdAt),
-    index("api_token_audit_known_idx").on(t.id).where(sql`${t.tokenId} <> ''`),
-    index("api_token_audit_unknown_idx").on(t.id).where(sql`${t.tokenId} = ''`),
+    index("api_token_audit_known_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} <> ''`),
+    index("api_token_audit_unknown_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} = ''`),
   ],
 );

@@ -13,9 +13,11 @@ export const playbackAccessLog = pgTable(
     status: integer("status").notNull(),
     remote: text("remote").notNull(),
     createdAt: epoch("created_at").notNull(),
+    stampUs: epoch("stamp_us").notNull().default(0),
   },
   (t) => [
     index("playback_access_log_created_idx").on(t.createdAt),
-    index("playback_access_log_token_idx").on(t.tokenId, t.id),
+    index("playback_access_log_stamp_idx").on(t.stampUs, t.id),
+    index("playback_access_log_token_idx").on(t.tokenId, t.stampUs, t.id),
   ],
 );

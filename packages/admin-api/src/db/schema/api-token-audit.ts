@@ -4,7 +4,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 /**
  * One record per API-token request, allowed or denied. No foreign key: the
  * token id and prefix snapshots outlive the token. Denials of unknown tokens
- * (`token_id` "") are budgeted and folded (services/api-tokens/unknown-token-fold.ts);
+ * (`token_id` "") are budgeted and folded (`@svc/core/auth` unknown-token-fold.ts);
  * the two partial indexes let the listing take the newest of each kind apart.
  */
 export const apiTokenAudit = sqliteTable(
@@ -23,10 +23,15 @@ export const apiTokenAudit = sqliteTable(
     requestId: text("request_id").notNull(),
     reason: text("reason"),
     createdAt: integer("created_at").notNull(),
+    /**
+     * When the request was recorded, epoch microseconds: the listing's order. With several
+     * workers each writes its own batches, so the row id does not follow the requests.
+     */
+    stampUs: integer("stamp_us").notNull().default(0),
   },
   (t) => [
     index("api_token_audit_created_idx").on(t.createdAt),
-    index("api_token_audit_known_idx").on(t.id).where(sql`${t.tokenId} != ''`),
-    index("api_token_audit_unknown_idx").on(t.id).where(sql`${t.tokenId} = ''`),
+    index("api_token_audit_known_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} != ''`),
+    index("api_token_audit_unknown_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} = ''`),
   ],
 );

@@ -12,9 +12,12 @@ export const playbackAccessLog = sqliteTable(
     status: integer("status").notNull(),
     remote: text("remote").notNull(),
     createdAt: integer("created_at").notNull(),
+    /** When the request was recorded, epoch microseconds: the listing's order (see `api-token-audit.ts`). */
+    stampUs: integer("stamp_us").notNull().default(0),
   },
   (t) => [
     index("playback_access_log_created_idx").on(t.createdAt),
-    index("playback_access_log_token_idx").on(t.tokenId, t.id),
+    index("playback_access_log_stamp_idx").on(t.stampUs, t.id),
+    index("playback_access_log_token_idx").on(t.tokenId, t.stampUs, t.id),
   ],
 );

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { UNKNOWN_TOKEN_BUDGET } from "@svc/core/auth";
 import { count } from "drizzle-orm";
 import { openStateDatabase } from "../../db/client.js";
 import { apiTokenAudit } from "../../db/schema/index.js";
 import { apiTokensRepository } from "../../storage/credentials/repository.js";
 import { sqliteDialect } from "../../storage/dialect/dialect.js";
 import { createApiTokenStore } from "./token-store.js";
-import { UNKNOWN_TOKEN_BUDGET } from "./unknown-token-fold.js";
 import {
   AUDIT_LISTING_UNKNOWN_MAX,
   AUDIT_PATH_MAX,

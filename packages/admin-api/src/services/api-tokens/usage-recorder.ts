@@ -1,17 +1,18 @@
-import { isoSeconds } from "@svc/core/auth";
+import {
+  type FoldedDenials,
+  isoSeconds,
+  localUnknownTokenFold,
+  type SharedUnknownTokenFold,
+  UNKNOWN_TOKEN_BUDGET,
+} from "@svc/core/auth";
 import { rateLimitSubject } from "@svc/core/http";
 import type {
   ApiTokensRepository,
   AuditEntry,
   AuditRow,
 } from "../../storage/credentials/repository.js";
-import { createUsageQueue } from "../credentials/usage-queue.js";
+import { createUsageQueue, usageStamp } from "../credentials/usage-queue.js";
 import type { ApiTokenStore } from "./token-store.js";
-import {
-  createUnknownTokenFold,
-  type FoldedDenials,
-  UNKNOWN_TOKEN_BUDGET,
-} from "./unknown-token-fold.js";
 
 export type { AuditEntry } from "../../storage/credentials/repository.js";
 
@@ -96,8 +97,12 @@ export function createTokenUsageRecorder(
   repo: ApiTokensRepository,
   store: ApiTokenStore,
   onError: (err: unknown, dropped: number) => void,
-  /** Workers: has every other worker write its queue (docs/cluster.md "Workers"). */
-  flushOthers: () => Promise<void> = async () => {},
+  workers: {
+    /** Has every other worker write its queue (docs/cluster.md "Workers"). */
+    readonly flushOthers?: () => Promise<void>;
+    /** The gateway's one fold, held by the workers' primary; a single process has its own. */
+    readonly fold?: SharedUnknownTokenFold;
+  } = {},
 ): TokenUsageRecorder {
   // An allowed use moves the token's `last_used_at`; a denial does not.
   const queue = createUsageQueue(repo, store, {
@@ -105,35 +110,36 @@ export function createTokenUsageRecorder(
     counts: (e) => e.decision === "allow",
     onError,
   });
-  const fold = createUnknownTokenFold(UNKNOWN_TOKEN_BUDGET, (f) =>
-    queue.push(foldedRecord(f, Date.now())),
-  );
+  const fold = workers.fold ?? localUnknownTokenFold(UNKNOWN_TOKEN_BUDGET);
+  fold.onWindowEnd((f) => queue.push(foldedRecord(f, Date.now())));
   const flush = async () => {
     await queue.flush();
-    await flushOthers();
+    await workers.flushOthers?.();
   };
-  const endWindow = () => {
+  const endWindow = async () => {
     const now = Date.now();
-    const folded = fold.close(now);
+    const folded = await fold.close(now);
     if (folded !== undefined) queue.push(foldedRecord(folded, now));
   };
-  const windowTimer = setInterval(endWindow, UNKNOWN_TOKEN_BUDGET.windowMs);
-  windowTimer.unref();
   return {
     record: (entry) => queue.push({ ...entry, path: boundedPath(entry.path) }),
     recordUnknown(entry) {
-      if (fold.admit(rateLimitSubject(entry.remote), entry.createdAt))
-        queue.push({ ...entry, path: boundedPath(entry.path) });
+      // Stamped now: with workers the fold's answer comes later, from the primary.
+      const stampUs = usageStamp();
+      const write = () => queue.push({ ...entry, path: boundedPath(entry.path) }, stampUs);
+      const admitted = fold.admit(rateLimitSubject(entry.remote), entry.createdAt);
+      if (admitted === true) write();
+      else if (admitted !== false) void admitted.then((yes) => yes && write());
     },
     async recent() {
-      endWindow();
+      await endWindow();
       await flush();
       const [known, unknown] = await Promise.all([
         repo.newestAudit(true, AUDIT_LISTING_LIMIT),
         repo.newestAudit(false, AUDIT_LISTING_UNKNOWN_MAX),
       ]);
       return [...known, ...unknown]
-        .sort((a, b) => b.id - a.id)
+        .sort((a, b) => b.stampUs - a.stampUs || b.id - a.id)
         .slice(0, AUDIT_LISTING_LIMIT)
         .map(renderAudit);
     },
@@ -141,8 +147,8 @@ export function createTokenUsageRecorder(
     flush,
     flushLocal: queue.flush,
     async close() {
-      clearInterval(windowTimer);
-      endWindow();
+      fold.stop();
+      await endWindow();
       await queue.close();
     },
   };

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { UNKNOWN_TOKEN_BUDGET } from "@svc/core/auth";
 import type { GatewayConfig } from "@svc/core/config";
 import { GatewayError } from "@svc/core/errors";
 import { createMigratedDatabase, POSTGRES_MISSING } from "@svc/test-kits/private-postgres";
@@ -26,6 +27,7 @@ import {
   type PlaybackKeyRow,
   type PlaybackKeysRepository,
   playbackKeysRepository,
+  type Stamped,
 } from "../../storage/credentials/repository.js";
 import { type Dialect, postgresDialect, sqliteDialect } from "../../storage/dialect/dialect.js";
 import { migrateUnderLock } from "../../storage/postgres/migrate.js";
@@ -39,7 +41,6 @@ import {
 } from "../api-tokens/change.js";
 import { createApiToken } from "../api-tokens/create.js";
 import { createApiTokenStore } from "../api-tokens/token-store.js";
-import { UNKNOWN_TOKEN_BUDGET } from "../api-tokens/unknown-token-fold.js";
 import { createTokenUsageRecorder } from "../api-tokens/usage-recorder.js";
 import { createAccessLog } from "../playback-keys/access-log.js";
 import { checkPlaybackKey } from "../playback-keys/authorize-key.js";
@@ -145,21 +146,31 @@ const tokenRow = (over: Partial<ApiTokenRow> = {}): ApiTokenRow => ({
   ...over,
 });
 
-const audit = (over: Partial<AuditEntry> = {}): AuditEntry => ({
-  tokenId: "at_1",
-  tokenPrefix: "svc_v1_abcde",
-  method: "GET",
-  path: "/v1/admin/channels",
-  requiredScope: "read",
-  decision: "allow",
-  status: 200,
-  remote: "127.0.0.1",
-  userAgent: "t",
-  requestId: "r",
-  reason: null,
-  createdAt: Date.now(),
-  ...over,
+/** A record as the usage queue writes it: stamped at its `createdAt` unless told otherwise. */
+const stamped = <E extends { readonly createdAt: number }>(e: E, stampUs?: number): Stamped<E> => ({
+  ...e,
+  stampUs: stampUs ?? e.createdAt * 1000,
 });
+
+const audit = (over: Partial<Stamped<AuditEntry>> = {}): Stamped<AuditEntry> =>
+  stamped(
+    {
+      tokenId: "at_1",
+      tokenPrefix: "svc_v1_abcde",
+      method: "GET",
+      path: "/v1/admin/channels",
+      requiredScope: "read",
+      decision: "allow",
+      status: 200,
+      remote: "127.0.0.1",
+      userAgent: "t",
+      requestId: "r",
+      reason: null,
+      createdAt: Date.now(),
+      ...over,
+    },
+    over.stampUs,
+  );
 
 const keyPlaintext = (c: string) => `v1${c.repeat(126)}`;
 const keyRow = (over: Partial<PlaybackKeyRow> = {}): PlaybackKeyRow => ({
@@ -181,16 +192,20 @@ const keyRow = (over: Partial<PlaybackKeyRow> = {}): PlaybackKeyRow => ({
   ...over,
 });
 
-const access = (over: Partial<AccessEntry> = {}): AccessEntry => ({
-  tokenId: "pk_1",
-  tokenPrefix: "v1KKKKKKKK",
-  path: "/p/v1KKKKKKKK…/playlist.m3u",
-  channelId: null,
-  status: 200,
-  remote: "127.0.0.1",
-  createdAt: Date.now(),
-  ...over,
-});
+const access = (over: Partial<Stamped<AccessEntry>> = {}): Stamped<AccessEntry> =>
+  stamped(
+    {
+      tokenId: "pk_1",
+      tokenPrefix: "v1KKKKKKKK",
+      path: "/p/v1KKKKKKKK…/playlist.m3u",
+      channelId: null,
+      status: 200,
+      remote: "127.0.0.1",
+      createdAt: Date.now(),
+      ...over,
+    },
+    over.stampUs,
+  );
 
 const conflict = (code: string) => (err: unknown) =>
   err instanceof GatewayError && err.code === code;
@@ -505,6 +520,43 @@ for (const [kind, skip, open] of KINDS) {
         assert.equal(await log.clear(), 2);
         assert.deepEqual(await log.list({ limit: 10, tokenId: undefined }), []);
         await log.close();
+      }),
+    );
+
+    it(
+      "lists usage records by their stamp, whatever order their batches were written in",
+      withBackend(async (b) => {
+        await b.apiTokens.insert(tokenRow());
+        await b.playbackKeys.insert(keyRow());
+        // Two workers' batches: the later requests' batch is written first.
+        const at = Date.now();
+        const stamp = at * 1000;
+        await b.playbackKeys.appendLog(
+          [access({ path: "/2", stampUs: stamp + 2 }), access({ path: "/4", stampUs: stamp + 4 })],
+          new Map(),
+        );
+        await b.playbackKeys.appendLog(
+          [access({ path: "/1", stampUs: stamp + 1 }), access({ path: "/3", stampUs: stamp + 3 })],
+          new Map(),
+        );
+        for (const tokenId of [undefined, "pk_1"])
+          assert.deepEqual(
+            (await b.playbackKeys.accessLog({ limit: 3, tokenId })).map((a) => a.path),
+            ["/4", "/3", "/2"],
+          );
+        await b.apiTokens.appendLog(
+          [
+            audit({ requestId: "b", stampUs: stamp + 2 }),
+            audit({ requestId: "d", stampUs: stamp + 4 }),
+          ],
+          new Map(),
+        );
+        await b.apiTokens.appendLog([audit({ requestId: "a", stampUs: stamp + 1 })], new Map());
+        await b.apiTokens.appendLog([audit({ requestId: "c", stampUs: stamp + 3 })], new Map());
+        assert.deepEqual(
+          (await b.apiTokens.newestAudit(true, 10)).map((a) => a.requestId),
+          ["d", "c", "b", "a"],
+        );
       }),
     );
 

@@ -1,4 +1,4 @@
-import type { CredentialRepository } from "../../storage/credentials/repository.js";
+import type { CredentialRepository, Stamped } from "../../storage/credentials/repository.js";
 import { createWriteBehindQueue } from "../queue/write-behind-queue.js";
 
 const DAY_MS = 86_400_000;
@@ -9,9 +9,18 @@ interface Use {
   readonly createdAt: number;
 }
 
+/**
+ * Now, in epoch microseconds: the stamp that orders usage records across processes. The
+ * high-resolution clock from the process's time origin, which is read in microseconds, so
+ * workers' stamps of requests a client sent one after the other keep their order.
+ */
+export function usageStamp(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
 export interface UsageQueue<Entry> {
-  /** Queues one record; never waits for the database. */
-  push(entry: Entry): void;
+  /** Queues one record, stamped now unless `stampUs` says when it was recorded; never waits for the database. */
+  push(entry: Entry, stampUs?: number): void;
   /** Retention: deletes records older than `days` (after writing what is queued); returns the count. */
   purge(days: number, now?: number): Promise<number>;
   /** Writes everything queued (and any write in flight). */
@@ -26,7 +35,7 @@ export interface UsageQueue<Entry> {
  * (other instances do not reload for it; listings read the committed times instead).
  */
 export function createUsageQueue<Entry extends Use>(
-  repo: Pick<CredentialRepository<unknown, Entry>, "appendLog" | "purgeLog">,
+  repo: Pick<CredentialRepository<unknown, Stamped<Entry>>, "appendLog" | "purgeLog">,
   store: { noteUsed(id: string, at: number): void },
   options: {
     readonly maxItems: number;
@@ -34,7 +43,7 @@ export function createUsageQueue<Entry extends Use>(
     readonly onError: (err: unknown, dropped: number) => void;
   },
 ): UsageQueue<Entry> {
-  const queue = createWriteBehindQueue<Entry>({
+  const queue = createWriteBehindQueue<Stamped<Entry>>({
     maxItems: options.maxItems,
     flushIntervalMs: 200,
     onError: options.onError,
@@ -47,7 +56,7 @@ export function createUsageQueue<Entry extends Use>(
     },
   });
   return {
-    push: (entry) => queue.push(entry),
+    push: (entry, stampUs = usageStamp()) => queue.push({ ...entry, stampUs }),
     async purge(days, now = Date.now()) {
       await queue.flush();
       return repo.purgeLog(now - days * DAY_MS);

@@ -6,15 +6,21 @@ import { usageAppender } from "./usage-log.js";
 /** An administrator API token as stored: the SHA-256 digest and a display prefix, never the plaintext. */
 export type ApiTokenRow = Readonly<typeof schema.apiTokens.$inferSelect>;
 /** One audit record of an API-token request, allowed or denied (`token_id` "": no token matched). */
-export type AuditEntry = Readonly<Omit<AuditRow, "id">>;
-/** An audit record as stored, with its increasing id. */
+export type AuditEntry = Readonly<Omit<AuditRow, "id" | "stampUs">>;
+/** An audit record as stored, with its increasing id and its time stamp (see {@link Stamped}). */
 export type AuditRow = Readonly<typeof schema.apiTokenAudit.$inferSelect>;
 /** A playback key for `/p/{token}/…` as stored: digest and display prefix, never the plaintext. */
 export type PlaybackKeyRow = Readonly<typeof schema.playbackKeys.$inferSelect>;
 /** One use of a playback key; the key in `path` is cut to its display prefix. */
-export type AccessEntry = Readonly<Omit<AccessRow, "id">>;
-/** An access record as stored, with its increasing id. */
+export type AccessEntry = Readonly<Omit<AccessRow, "id" | "stampUs">>;
+/** An access record as stored, with its increasing id and its time stamp (see {@link Stamped}). */
 export type AccessRow = Readonly<typeof schema.playbackAccessLog.$inferSelect>;
+/**
+ * A usage record as written: with the time it was recorded in epoch microseconds, which
+ * orders the listings. Several workers each write their own batches, so ids do not follow
+ * the requests across workers (docs/cluster.md "Workers").
+ */
+export type Stamped<Entry> = Entry & { readonly stampUs: number };
 
 /**
  * A credential table (API tokens, playback keys) and its usage log (the audit, the access
@@ -40,13 +46,15 @@ export interface CredentialRepository<Row, Entry> {
   purgeLog(cutoff: number): Promise<number>;
 }
 
-export interface ApiTokensRepository extends CredentialRepository<ApiTokenRow, AuditEntry> {
-  /** The newest records of known tokens (`known`) or of unknown ones, newest first. */
+export interface ApiTokensRepository
+  extends CredentialRepository<ApiTokenRow, Stamped<AuditEntry>> {
+  /** The newest records of known tokens (`known`) or of unknown ones, newest (by stamp) first. */
   newestAudit(known: boolean, limit: number): Promise<AuditRow[]>;
 }
 
-export interface PlaybackKeysRepository extends CredentialRepository<PlaybackKeyRow, AccessEntry> {
-  /** The newest `limit` records, of one key when `tokenId` is given, newest first. */
+export interface PlaybackKeysRepository
+  extends CredentialRepository<PlaybackKeyRow, Stamped<AccessEntry>> {
+  /** The newest `limit` records, of one key when `tokenId` is given, newest (by stamp) first. */
   accessLog(query: { limit: number; tokenId: string | undefined }): Promise<AccessRow[]>;
   /** Deletes every record; returns the count. */
   clearAccessLog(): Promise<number>;
@@ -117,7 +125,7 @@ export function apiTokensRepository(d: Dialect): ApiTokensRepository {
         .from(audit)
         // Literal '' (not a bound parameter), so the planner picks the matching partial index.
         .where(known ? sql`${audit.tokenId} <> ''` : sql`${audit.tokenId} = ''`)
-        .orderBy(desc(audit.id))
+        .orderBy(desc(audit.stampUs), desc(audit.id))
         .limit(limit),
   };
 }
@@ -132,7 +140,7 @@ export function playbackKeysRepository(d: Dialect): PlaybackKeysRepository {
         .select()
         .from(log)
         .where(tokenId === undefined ? undefined : eq(log.tokenId, tokenId))
-        .orderBy(desc(log.id))
+        .orderBy(desc(log.stampUs), desc(log.id))
         .limit(limit),
     clearAccessLog: async () => d.affected(await d.transaction((tx) => tx.delete(log))),
   };

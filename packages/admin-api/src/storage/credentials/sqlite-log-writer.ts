@@ -5,7 +5,7 @@ import type { apiTokenAudit, playbackAccessLog } from "../../db/schema/index.js"
 /** A usage log table: every column but the increasing `id` is written. */
 type LogTable = typeof playbackAccessLog | typeof apiTokenAudit;
 
-/** Rows per multi-row INSERT: 100 rows × at most 12 parameters, far below SQLite's parameter limit. */
+/** Rows per multi-row INSERT: 100 rows × at most 13 parameters, far below SQLite's parameter limit. */
 const CHUNK = 100;
 
 /**

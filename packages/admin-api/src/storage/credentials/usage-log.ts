@@ -5,7 +5,7 @@ import type { Dialect } from "../dialect/dialect.js";
 import { moveLastUsed } from "./postgres-last-used.js";
 import { createLogWriter } from "./sqlite-log-writer.js";
 
-/** Log rows per multi-row INSERT on PostgreSQL: at most 12 parameters each, far below 65,535. */
+/** Log rows per multi-row INSERT on PostgreSQL: at most 13 parameters each, far below 65,535. */
 const PG_CHUNK = 1000;
 
 const TABLES = {

@@ -90,3 +90,44 @@ export function createUnknownTokenFold(
     close,
   };
 }
+
+/**
+ * The fold as the audit recorder uses it. A single process has its own
+ * ({@link localUnknownTokenFold}); with `server.workers` > 1 the primary holds the
+ * gateway's one fold and each worker asks it (`WorkerLink.fold`), so the budget is the
+ * gateway's whatever worker a request reached (docs/cluster.md "Workers").
+ */
+export interface SharedUnknownTokenFold {
+  /**
+   * True: write this denial as its own record; false: it was counted into the fold. The
+   * local fold answers at once, so a single process queues the record in the request.
+   */
+  admit(client: string, now: number): boolean | Promise<boolean>;
+  /** Ends the current window now (a listing read): what it folded, written by the caller. */
+  close(now: number): FoldedDenials | undefined | Promise<FoldedDenials | undefined>;
+  /** `write` gets the summary of each window that ends by time (one caller writes each). */
+  onWindowEnd(write: (folded: FoldedDenials) => void): void;
+  /** Stops this process's timer (the local fold's); nothing for the primary's. */
+  stop(): void;
+}
+
+/** This process's own fold, with the timer that ends each window on time. */
+export function localUnknownTokenFold(
+  budget: typeof UNKNOWN_TOKEN_BUDGET = UNKNOWN_TOKEN_BUDGET,
+): SharedUnknownTokenFold {
+  let write: (folded: FoldedDenials) => void = () => {};
+  const fold = createUnknownTokenFold(budget, (f) => write(f));
+  const timer = setInterval(() => {
+    const folded = fold.close(Date.now());
+    if (folded !== undefined) write(folded);
+  }, budget.windowMs);
+  timer.unref();
+  return {
+    admit: (client, now) => fold.admit(client, now),
+    close: (now) => fold.close(now),
+    onWindowEnd: (w) => {
+      write = w;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
