@@ -138,26 +138,25 @@ export function workerLink(): WorkerLink | undefined {
   };
   const waiting = new Map<number, () => void>();
   const granted = new Map<number, () => void>();
-  const gathering = new Map<number, (g: Gathered) => void>();
-  /** Fold questions waiting for the primary's answer, by id. */
-  const asking = new Map<number, (answer: boolean | FoldedDenials | undefined) => void>();
+  /** Gathers and fold questions waiting for the primary's answer, by id. */
+  const asking = new Map<number, (answer: unknown) => void>();
   let writeFolded: (folded: FoldedDenials) => void = () => {};
   let seq = 0;
   let lockSeq = 0;
-  let gatherSeq = 0;
   let askSeq = 0;
   process.on("message", (m: unknown) => {
     if (!isWorkerMessage(m)) return;
     if (m.svc === "state-ack") waiting.get(m.seq)?.();
     else if (m.svc === "lock-granted") granted.get(m.id)?.();
-    else if (m.svc === "gather-done") gathering.get(m.id)?.({ parts: m.parts, missing: m.missing });
+    else if (m.svc === "gather-done") asking.get(m.id)?.({ parts: m.parts, missing: m.missing });
     else if (m.svc === "fold-admit") asking.get(m.id)?.(m.admit);
     else if (m.svc === "folded") {
       if (m.id !== 0) asking.get(m.id)?.(m.folded);
       else if (m.folded !== undefined) writeFolded(m.folded);
     }
   });
-  const ask = <T>(message: (id: number) => WorkerMessage, otherwise: T): Promise<T> =>
+  /** Sends `message` and resolves with the primary's answer, or `otherwise` after `waitMs`. */
+  const ask = <T>(message: (id: number) => WorkerMessage, otherwise: T, waitMs: number) =>
     new Promise<T>((resolve) => {
       askSeq += 1;
       const id = askSeq;
@@ -166,7 +165,7 @@ export function workerLink(): WorkerLink | undefined {
         asking.delete(id);
         resolve(answer as T);
       };
-      const timer = setTimeout(() => done(otherwise), GATHER_WAIT_MS);
+      const timer = setTimeout(() => done(otherwise), waitMs);
       timer.unref();
       asking.set(id, done);
       send(message(id));
@@ -204,21 +203,13 @@ export function workerLink(): WorkerLink | undefined {
         send({ svc: "unlock", id });
       }
     },
+    // The primary answers within GATHER_WAIT_MS; the longer bound is for a primary gone.
     gather: (what) =>
-      new Promise<Gathered>((resolve) => {
-        gatherSeq += 1;
-        const id = gatherSeq;
-        const done = (g: Gathered) => {
-          clearTimeout(timer);
-          gathering.delete(id);
-          resolve(g);
-        };
-        // The primary answers within GATHER_WAIT_MS; this bound is for a primary gone.
-        const timer = setTimeout(() => done({ parts: [], missing: 0 }), GATHER_WAIT_MS * 2);
-        timer.unref();
-        gathering.set(id, done);
-        send({ svc: "gather", id, what });
-      }),
+      ask<Gathered>(
+        (id) => ({ svc: "gather", id, what }),
+        { parts: [], missing: 0 },
+        GATHER_WAIT_MS * 2,
+      ),
     onGather(handler) {
       process.on("message", (m: unknown) => {
         if (!isWorkerMessage(m) || m.svc !== "gather" || m.from === undefined) return;
@@ -233,8 +224,13 @@ export function workerLink(): WorkerLink | undefined {
       });
     },
     fold: {
-      admit: (client, at) => ask((id) => ({ svc: "fold", id, client, at }), false),
-      close: () => ask<FoldedDenials | undefined>((id) => ({ svc: "fold-close", id }), undefined),
+      admit: (client, at) => ask((id) => ({ svc: "fold", id, client, at }), false, GATHER_WAIT_MS),
+      close: () =>
+        ask<FoldedDenials | undefined>(
+          (id) => ({ svc: "fold-close", id }),
+          undefined,
+          GATHER_WAIT_MS,
+        ),
       onWindowEnd: (write) => {
         writeFolded = write;
       },
