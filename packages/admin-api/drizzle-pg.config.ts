@@ -2,8 +2,8 @@ import { defineConfig } from "drizzle-kit";
 
 // The PostgreSQL migrations (`server.database_url`, operator contract "Cluster mode"):
 // `pnpm exec drizzle-kit generate --config drizzle-pg.config.ts` writes them into
-// ./drizzle-pg from the pg-core schema, which describes the same tables as
-// ./src/db/schema (see drizzle.config.ts); they are committed and applied at start,
+// ./drizzle-pg from the pg-core side of ./src/db/tables, whose SQLite side
+// drizzle.config.ts reads; they are committed and applied at start,
 // under an advisory lock, by src/storage/postgres/migrate.ts.
 export default defineConfig({
   dialect: "postgresql",

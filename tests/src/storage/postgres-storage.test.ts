@@ -9,10 +9,7 @@ import { freePort } from "../harness/free-port.js";
 import { createDatabase, POSTGRES_MISSING } from "../harness/postgres-server.js";
 import { until } from "../harness/until.js";
 
-/**
- * Every table of `packages/admin-api/src/db/schema-pg`: the SQLite tables plus
- * channel_leases, login_windows, state_versions and viewer_seats.
- */
+/** Every table of `packages/admin-api/src/db/tables`, as the PostgreSQL migrations create them. */
 const TABLES = [
   "api_token_audit",
   "api_tokens",

@@ -1,20 +1,28 @@
-/** The one description of the state database: every table, for drizzle and drizzle-kit. */
-export { apiTokenAudit } from "./api-token-audit.js";
-export { apiTokens } from "./api-tokens.js";
-export { channelLeases } from "./channel-leases.js";
-export { channels } from "./channels.js";
-export { credentialOverrides } from "./credential-overrides.js";
-export { egressConfig } from "./egress-config.js";
-export { guideChannels } from "./guide-channels.js";
-export { guideProgrammes } from "./guide-programmes.js";
-export { guideSourceStatus } from "./guide-source-status.js";
-export { guideSources } from "./guide-sources.js";
-export { loginWindows } from "./login-windows.js";
-export { m3uSourceStatus } from "./m3u-source-status.js";
-export { m3uSources } from "./m3u-sources.js";
-export { playbackAccessLog } from "./playback-access-log.js";
-export { playbackKeys } from "./playback-keys.js";
-export { settings } from "./settings.js";
-export { stateMarkers } from "./state-markers.js";
-export { stateVersions } from "./state-versions.js";
-export { viewerSeats } from "./viewer-seats.js";
+import * as tables from "../tables/index.js";
+import { pick } from "../tables/twin-table.js";
+
+/**
+ * The state database in SQLite's types (integer epochs and flags, JSON as text), for drizzle and
+ * drizzle-kit. What each table holds: `../tables/`.
+ */
+export const {
+  apiTokenAudit,
+  apiTokens,
+  channelLeases,
+  channels,
+  credentialOverrides,
+  egressConfig,
+  guideChannels,
+  guideProgrammes,
+  guideSourceStatus,
+  guideSources,
+  loginWindows,
+  m3uSourceStatus,
+  m3uSources,
+  playbackAccessLog,
+  playbackKeys,
+  settings,
+  stateMarkers,
+  stateVersions,
+  viewerSeats,
+} = pick(tables, "sqlite");

@@ -5,7 +5,7 @@ import type {
   StoredEgressDocument,
   StoredProfile,
   StoredRule,
-} from "../../db/schema/egress-document.js";
+} from "../../db/tables/egress-document.js";
 
 export type { PlaylistPolicy, StoredEgressDocument, StoredProfile, StoredRule };
 

@@ -1,5 +1,5 @@
 import { GatewayError } from "@svc/core/errors";
-import type { M3uSynced } from "../../db/schema/m3u-synced.js";
+import type { M3uSynced } from "../../db/tables/m3u-synced.js";
 import type { StoredChannel } from "../../storage/channels/stored-channel.js";
 import type { ChannelStore } from "../channels/channel-store.js";
 import { createGuideNumberOwners } from "../channels/guide-number-owners.js";

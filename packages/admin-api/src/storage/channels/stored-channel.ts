@@ -1,7 +1,7 @@
 import type { Channel } from "@svc/core/catalog";
 import type { RouteBinding } from "@svc/core/egress";
 import type { channels } from "../../db/schema/index.js";
-import type { M3uSynced } from "../../db/schema/m3u-synced.js";
+import type { M3uSynced } from "../../db/tables/m3u-synced.js";
 
 export type ChannelRow = typeof channels.$inferSelect;
 export type EgressMode = "auto" | "direct" | "profile";

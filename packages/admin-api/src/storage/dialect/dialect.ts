@@ -2,6 +2,7 @@ import type { StateDb } from "../../db/client.js";
 import type { PgStateDb } from "../../db/pg-client.js";
 import * as sqliteTables from "../../db/schema/index.js";
 import * as pgTables from "../../db/schema-pg/index.js";
+import type * as twins from "../../db/tables/index.js";
 import type { MirroredResource } from "../kernel/change-feed.js";
 import { createSerialLock, type SerialLock } from "../kernel/serial-lock.js";
 import type { SharedSqlite, Storage } from "../kernel/storage-types.js";
@@ -19,9 +20,16 @@ type Agree<K extends keyof Tables> = Same<
 type AllAgree<T extends true> = T;
 /**
  * Fails to compile when a table's rows differ between the schemas: what makes
- * reading the SQLite tables through the PostgreSQL types below sound.
+ * reading the SQLite tables through the PostgreSQL types below sound. Both are
+ * built from one description (`db/tables`), whose column kinds read back the
+ * same values on either database; this checks that they do.
  */
 export type RowsAgree = AllAgree<{ [K in keyof Tables]: Agree<K> }[keyof Tables]>;
+/** Fails to compile when either schema module leaves out a table of `db/tables`. */
+export type SchemasComplete = AllAgree<
+  | Same<keyof typeof sqliteTables, keyof typeof twins>
+  | Same<keyof typeof pgTables, keyof typeof twins>
+>;
 
 /**
  * The drizzle handle the shared repositories write with: only the builders both

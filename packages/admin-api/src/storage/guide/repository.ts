@@ -1,16 +1,16 @@
 import type { guideChannels, guideSourceStatus, guideSources } from "../../db/schema/index.js";
 
 /**
- * A stored `guide_sources` row (db/schema/guide-sources.ts): every field of a
+ * A stored `guide_sources` row (db/tables/guide-sources.ts): every field of a
  * custom source, or only the fields an operator changed on a built-in preset
  * (null = the preset's value).
  */
 export type GuideSourceRow = Readonly<typeof guideSources.$inferSelect>;
 
-/** Refresh state of one source as stored (spec "Guide source", status entry; db/schema/guide-source-status.ts). */
+/** Refresh state of one source as stored (spec "Guide source", status entry; db/tables/guide-source-status.ts). */
 export type SourceStatusRow = Readonly<typeof guideSourceStatus.$inferSelect>;
 
-/** A guide channel with its source, for matching and logos (db/schema/guide-channels.ts). */
+/** A guide channel with its source, for matching and logos (db/tables/guide-channels.ts). */
 export type StoredGuideChannel = Readonly<typeof guideChannels.$inferSelect>;
 
 /** One stored programme of a guide channel. */

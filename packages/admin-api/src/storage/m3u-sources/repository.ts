@@ -2,9 +2,9 @@ import { and, asc, eq, isNull, lte, or } from "drizzle-orm";
 import type { m3uSourceStatus, m3uSources } from "../../db/schema/index.js";
 import type { Dialect } from "../dialect/dialect.js";
 
-/** A stored `m3u_sources` row (db/schema/m3u-sources.ts). */
+/** A stored `m3u_sources` row (db/tables/m3u-sources.ts). */
 export type M3uSourceRow = Readonly<typeof m3uSources.$inferSelect>;
-/** Sync state of one source (db/schema/m3u-source-status.ts). */
+/** Sync state of one source (db/tables/m3u-source-status.ts). */
 export type M3uSourceStatusRow = Readonly<typeof m3uSourceStatus.$inferSelect>;
 
 /** What a finished attempt records (a failure: `error` set, counts and validators untouched). */

@@ -1,4 +1,5 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bigint, boolean, integer, text } from "./twin-column.js";
+import { twinTable } from "./twin-table.js";
 
 /**
  * Guide sources (spec "Guide source"). A custom source stores every field. A
@@ -6,19 +7,19 @@ import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * mean "the preset's value", so a preset stays overridable by changed fields
  * only, and `hidden` records a preset's deletion (presets are hidden, not removed).
  */
-export const guideSources = sqliteTable("guide_sources", {
+export const guideSources = twinTable("guide_sources", {
   id: text("id").primaryKey(),
-  preset: integer("preset", { mode: "boolean" }).notNull().default(false),
+  preset: boolean("preset").notNull().default(false),
   name: text("name"),
   url: text("url"),
   timezone: text("timezone"),
   /** `auto`, `direct` or an egress route id (spec "Guide source"). */
   proxy: text("proxy"),
-  enabled: integer("enabled", { mode: "boolean" }),
-  hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
+  enabled: boolean("enabled"),
+  hidden: boolean("hidden").notNull().default(false),
   /** Listing order: creation order, presets after custom sources. */
   position: integer("position").notNull(),
   revision: integer("revision").notNull().default(1),
   /** Epoch milliseconds. */
-  updatedAt: integer("updated_at").notNull(),
+  updatedAt: bigint("updated_at").notNull(),
 });

@@ -1,7 +1,8 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bigint, boolean, integer, json, text } from "./twin-column.js";
+import { twinTable } from "./twin-table.js";
 
 /** Playback keys for `/p/{token}/…`: digest and 10-character display prefix only. */
-export const playbackKeys = sqliteTable("playback_keys", {
+export const playbackKeys = twinTable("playback_keys", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
   note: text("note").notNull().default(""),
@@ -9,12 +10,12 @@ export const playbackKeys = sqliteTable("playback_keys", {
   /** Hex SHA-256 of the plaintext. */
   digest: text("digest").notNull().unique(),
   /** JSON array of channel ids; empty means every channel. */
-  channelIds: text("channel_ids", { mode: "json" }).$type<string[]>().notNull(),
-  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
-  createdAt: integer("created_at").notNull(),
-  lastUsedAt: integer("last_used_at"),
-  revokedAt: integer("revoked_at"),
-  expiresAt: integer("expires_at"),
+  channelIds: json("channel_ids").$type<string[]>().notNull(),
+  enabled: boolean("enabled").notNull().default(true),
+  createdAt: bigint("created_at").notNull(),
+  lastUsedAt: bigint("last_used_at"),
+  revokedAt: bigint("revoked_at"),
+  expiresAt: bigint("expires_at"),
   /** Concurrent streams under the key (extensions "Connection limits"); null: unlimited. */
   maxConnections: integer("max_connections"),
   revision: integer("revision").notNull().default(1),

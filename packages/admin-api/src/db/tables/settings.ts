@@ -1,11 +1,12 @@
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bigint, boolean, integer, text } from "./twin-column.js";
+import { twinTable } from "./twin-table.js";
 
 /** Runtime-editable settings (spec "Settings"): a single row with id 1. */
-export const settings = sqliteTable("settings", {
+export const settings = twinTable("settings", {
   id: integer("id").primaryKey(),
   publicBaseUrl: text("public_base_url").notNull(),
   accessLogRetentionDays: integer("access_log_retention_days").notNull(),
-  tlsEnabled: integer("tls_enabled", { mode: "boolean" }).notNull(),
+  tlsEnabled: boolean("tls_enabled").notNull(),
   revision: integer("revision").notNull(),
-  updatedAt: integer("updated_at").notNull(),
+  updatedAt: bigint("updated_at").notNull(),
 });

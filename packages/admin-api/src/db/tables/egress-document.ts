@@ -1,6 +1,6 @@
 import type { RuleKind } from "@svc/core/egress";
 
-/** The JSON shape of `egress_config.document` (spec "Egress configuration"), for both schemas. */
+/** The JSON shape of `egress_config.document` (spec "Egress configuration"), for both databases. */
 
 export type PlaylistPolicy = "rewrite" | "passthrough" | "auto";
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bigint, integer, rowId, text, textEnum } from "./twin-column.js";
+import { twinTable } from "./twin-table.js";
 
 /**
  * One record per API-token request, allowed or denied. No foreign key: the
@@ -7,31 +8,34 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * (`token_id` "") are budgeted and folded (`@svc/core/auth` unknown-token-fold.ts);
  * the two partial indexes let the listing take the newest of each kind apart.
  */
-export const apiTokenAudit = sqliteTable(
+export const apiTokenAudit = twinTable(
   "api_token_audit",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    id: rowId("id"),
     tokenId: text("token_id").notNull(),
     tokenPrefix: text("token_prefix").notNull(),
     method: text("method").notNull(),
     path: text("path").notNull(),
     requiredScope: text("required_scope"),
-    decision: text("decision", { enum: ["allow", "deny"] }).notNull(),
+    decision: textEnum("decision", ["allow", "deny"]).notNull(),
     status: integer("status").notNull(),
     remote: text("remote").notNull(),
     userAgent: text("user_agent").notNull(),
     requestId: text("request_id").notNull(),
     reason: text("reason"),
-    createdAt: integer("created_at").notNull(),
+    createdAt: bigint("created_at").notNull(),
     /**
      * When the request was recorded, epoch microseconds: the listing's order. With several
      * workers each writes its own batches, so the row id does not follow the requests.
      */
-    stampUs: integer("stamp_us").notNull().default(0),
+    stampUs: bigint("stamp_us").notNull().default(0),
   },
-  (t) => [
-    index("api_token_audit_created_idx").on(t.createdAt),
-    index("api_token_audit_known_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} != ''`),
-    index("api_token_audit_unknown_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} = ''`),
+  (t, k) => [
+    k.index("api_token_audit_created_idx").on(t.createdAt),
+    k
+      .index("api_token_audit_known_idx")
+      .on(t.stampUs, t.id)
+      .where(sql`${t.tokenId} ${k.notEqual} ''`),
+    k.index("api_token_audit_unknown_idx").on(t.stampUs, t.id).where(sql`${t.tokenId} = ''`),
   ],
 );

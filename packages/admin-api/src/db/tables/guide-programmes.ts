@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bigint, text } from "./twin-column.js";
+import { twinTable } from "./twin-table.js";
 
 /**
  * `<programme>` elements, one row each, indexed by source, generation, guide
@@ -8,16 +9,17 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * element's content already rendered as XMLTV (children in DTD order, escaped):
  * `epg.xml` streams rows straight out without re-parsing anything.
  */
-export const guideProgrammes = sqliteTable(
+export const guideProgrammes = twinTable(
   "guide_programmes",
   {
     sourceId: text("source_id").notNull(),
-    generation: integer("generation").notNull(),
+    /** The start time of its refresh, epoch ms. */
+    generation: bigint("generation").notNull(),
     xmltvId: text("xmltv_id").notNull(),
     /** UTC instants, epoch seconds. */
-    start: integer("start").notNull(),
-    stop: integer("stop"),
+    start: bigint("start").notNull(),
+    stop: bigint("stop"),
     body: text("body").notNull(),
   },
-  (t) => [index("guide_programmes_by_start").on(t.sourceId, t.generation, t.xmltvId, t.start)],
+  (t, k) => [k.index("guide_programmes_by_start").on(t.sourceId, t.generation, t.xmltvId, t.start)],
 );
