@@ -69,6 +69,12 @@ const selected = filter ? files.filter((f) => f.includes(filter)) : files;
  * labels the pass in the output and in the failed checks, `extraEnv` is added
  * to the environment of its test processes.
  */
+/**
+ * Test files run at once in each pass. Most suites wait on media in real time (sources,
+ * players, failovers), not on the CPU; SVC_TEST_CONCURRENCY overrides it.
+ */
+const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 2;
+
 function testPass(name, paths, extraEnv) {
   process.stdout.write(
     `==> node --test${name === "" ? "" : `, ${name}`} (${paths.length} files)\n`,
@@ -80,7 +86,7 @@ function testPass(name, paths, extraEnv) {
     process.execPath,
     [
       "--test",
-      "--test-concurrency=2",
+      `--test-concurrency=${CONCURRENCY}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       "--test-reporter=./scripts/count-reporter.mjs",
