@@ -6,17 +6,14 @@ import { egressRelayFetch } from "./hls/egress-fetch.js";
 import { channelCredentialOrigin, channelRequestHeaders } from "./hls/upstream-headers.js";
 import type { PlaybackRuntime } from "./playback-runtime.js";
 import { HlsTsRelay } from "./sessions/ts/hls-ts-relay.js";
-import { STREAM_BACKLOG_MS, STREAM_QUEUE_BYTES } from "./sessions/ts-packager.js";
+import { STREAM_RELAY_LIMITS } from "./sessions/ts-packager.js";
 import { answerStream, STREAM_HEAD } from "./sessions/ts-stream-answer.js";
-
-/** A relay outlives its last viewer this long (a player reconnecting). */
-const RELAY_GRACE_MS = 5_000;
 
 /**
  * Extensions "MPEG-TS output" of `hls` channels: one {@link HlsTsRelay} per channel (and
  * source URL), started by its first `stream.ts` viewer and stopped when the last has been
- * gone for {@link RELAY_GRACE_MS}. Its fetches go through the egress as the proxy path's
- * do (SSRF guard, routes, the channel's headers and user agent).
+ * gone for `graceMs` ({@link STREAM_RELAY_LIMITS}). Its fetches go through the egress as the
+ * proxy path's do (SSRF guard, routes, the channel's headers and user agent).
  */
 export function createHlsStreamRelays(
   rt: Pick<PlaybackRuntime, "options" | "stats" | "build" | "withCors">,
@@ -46,9 +43,7 @@ export function createHlsStreamRelays(
       audioLanguages: channel.preferred_audio_languages,
       fetch: fetchOnce,
       maxPlaylistBytes: rt.options.config.security.max_playlist_bytes,
-      maxQueuedBytes: STREAM_QUEUE_BYTES,
-      maxBacklogMs: STREAM_BACKLOG_MS,
-      graceMs: RELAY_GRACE_MS,
+      ...STREAM_RELAY_LIMITS,
       onStop: () => {
         if (relays.get(id)?.relay === relay) relays.delete(id);
       },

@@ -1,3 +1,5 @@
+import { hasErrorCode } from "./error-code.js";
+
 /**
  * A failure on a proxied route that is the proxy's doing: it could not be reached, refused
  * our credentials (`proxy_auth`), or would not connect to the target. Built from fixed text
@@ -16,12 +18,7 @@ export class ProxyFailure extends Error {
 }
 
 export function isProxyFailure(err: unknown): err is ProxyFailure {
-  return (
-    err instanceof ProxyFailure ||
-    (typeof err === "object" &&
-      err !== null &&
-      (err as { code?: unknown }).code === "SVC_EGRESS_PROXY")
-  );
+  return err instanceof ProxyFailure || hasErrorCode(err, "SVC_EGRESS_PROXY");
 }
 
 /** undici's ProxyAgent reports a 407 or another refused tunnel only in its message. */

@@ -1,3 +1,5 @@
+import { hasErrorCode } from "./error-code.js";
+
 /**
  * Raised inside the connector when a target may not be dialled. It never leaves
  * the egress module: {@link createEgress} turns it into a `refused` result.
@@ -16,10 +18,5 @@ export class EgressRefusedError extends Error {
 
 /** Also matches the error after undici has passed it through its own layers. */
 export function isRefusal(err: unknown): err is EgressRefusedError {
-  return (
-    err instanceof EgressRefusedError ||
-    (typeof err === "object" &&
-      err !== null &&
-      (err as { code?: unknown }).code === "SVC_EGRESS_REFUSED")
-  );
+  return err instanceof EgressRefusedError || hasErrorCode(err, "SVC_EGRESS_REFUSED");
 }

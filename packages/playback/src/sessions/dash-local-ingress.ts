@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { packagingOf } from "@svc/core/catalog";
 import { GatewayError } from "@svc/core/errors";
-import type { AppEnv, Build } from "@svc/core/http";
+import type { AppEnv } from "@svc/core/http";
 import type { Context } from "hono";
 import {
   blockingTimeoutMs,
@@ -11,7 +11,6 @@ import {
 import { llTrace, llTraceOn } from "../dash/publisher/ll-trace.js";
 import { QUERY_MARK, type RenditionWindow } from "../dash/publisher/rendition-window.js";
 import type { LocalIngress, PlayRequest } from "../delivery/play-request.js";
-import type { PlaybackStats } from "../delivery/playback-stats.js";
 import { alreadySent, whenClosed, writeCorked, writeDirectHead } from "../hls/direct-response.js";
 import { PLAYLIST_CONTENT_TYPE } from "../hls/playlist-answer.js";
 import { bytesOutCounter } from "./bytes-out-counter.js";
@@ -23,23 +22,15 @@ import { answerPlaylistText } from "./playlist-text-answer.js";
 import type { RuntimeSession } from "./runtime-session.js";
 import type { SessionManager } from "./session-manager.js";
 import { Fmp4TsRelay } from "./ts/fmp4-ts-relay.js";
-import { createTsLocalIngress } from "./ts-local-ingress.js";
-import { STREAM_BACKLOG_MS, STREAM_QUEUE_BYTES } from "./ts-packager.js";
+import { createTsLocalIngress, type TsLocalIngressOptions } from "./ts-local-ingress.js";
+import { STREAM_RELAY_LIMITS } from "./ts-packager.js";
 import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 
 /** Spec "Limits": low-latency blocking lasts up to 15 seconds. */
 const BLOCK_CAP_MS = 15_000;
-/** A `stream.ts` relay outlives its last viewer this long (a player reconnecting). */
-const RELAY_GRACE_MS = 5_000;
 
-export interface DashLocalIngressOptions {
-  readonly sessions: SessionManager;
-  readonly build: Build;
-  /** `security.cors_origins` is set: the answers written directly copy the CORS headers. */
-  readonly withCors: boolean;
-  /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
-  readonly stats?: () => PlaybackStats | undefined;
-}
+/** The DASH engine's ingress serves `ts` channels through the TS one, with the same options. */
+export type DashLocalIngressOptions = TsLocalIngressOptions;
 
 /**
  * The DASH engine's side of the play routes (`LocalIngress`): `index.m3u8` answers the
@@ -117,9 +108,7 @@ export function createDashLocalIngress(o: DashLocalIngressOptions): LocalIngress
     const relay: Fmp4TsRelay = new Fmp4TsRelay({
       publication: () => session.packager?.publication,
       alive: () => o.sessions.get(id) === session && !session.stopping(),
-      maxQueuedBytes: STREAM_QUEUE_BYTES,
-      maxBacklogMs: STREAM_BACKLOG_MS,
-      graceMs: RELAY_GRACE_MS,
+      ...STREAM_RELAY_LIMITS,
       onStop: () => {
         if (relays.get(id)?.relay === relay) relays.delete(id);
       },

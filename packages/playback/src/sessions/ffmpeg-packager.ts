@@ -1,6 +1,6 @@
 import type { Egress, EgressProxy } from "@svc/core/egress";
 import type { KeyTable } from "../cenc/kid.js";
-import { describeRefusal, fetchBytes } from "../dash/fetcher/upstream-fetch.js";
+import { describeRefusal, type FetchContext, fetchBytes } from "../dash/fetcher/upstream-fetch.js";
 import {
   inspectionOfParseError,
   inspectNativeSupport,
@@ -101,16 +101,10 @@ export class FfmpegPackager implements Packager {
   async start(): Promise<{ ok: true } | { ok: false; message: string; cause?: StartFailureCause }> {
     if (this.o.sourceFormat === "ts") return this.startTs();
     const { ctx, o } = this;
-    const mpd = await fetchBytes(
-      {
-        egress: o.egress,
-        channelId: ctx.channelId,
-        headers: ctx.headers,
-        signal: this.abort.signal,
-      },
-      ctx.sourceUrl,
-      { maxBytes: o.maxMpdBytes, deadlineMs: 15_000 },
-    );
+    const mpd = await fetchBytes(this.fetchContext(), ctx.sourceUrl, {
+      maxBytes: o.maxMpdBytes,
+      deadlineMs: 15_000,
+    });
     if (!mpd.ok && mpd.kind === "refused")
       return {
         ok: false,
@@ -173,15 +167,7 @@ export class FfmpegPackager implements Packager {
   /** A `ts` channel: the source checked as MPEG-TS through egress, then ffmpeg over it. */
   private async startTs(): Promise<{ ok: true } | { ok: false; message: string }> {
     const { ctx, o } = this;
-    const checked = await checkTsSource(
-      {
-        egress: o.egress,
-        channelId: ctx.channelId,
-        headers: ctx.headers,
-        signal: this.abort.signal,
-      },
-      ctx.sourceUrl,
-    );
+    const checked = await checkTsSource(this.fetchContext(), ctx.sourceUrl);
     if (!checked.ok) return checked;
     if (this.abort.signal.aborted) return { ok: false, message: "stopped" };
     const started = await startFfmpegSession({
@@ -199,6 +185,12 @@ export class FfmpegPackager implements Packager {
     if (!started.ok) return { ok: false, message: started.error };
     this.follow(started.value);
     return { ok: true };
+  }
+
+  /** The source's upstream requests: the channel's headers, stopped with the session. */
+  private fetchContext(): FetchContext {
+    const { channelId, headers } = this.ctx;
+    return { egress: this.o.egress, channelId, headers, signal: this.abort.signal };
   }
 
   /** Follows a started ffmpeg session: ready at its first playlist, every exit reported. */

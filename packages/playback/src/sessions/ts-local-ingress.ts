@@ -17,7 +17,9 @@ import { answerStream, STREAM_HEAD, sessionHost } from "./ts-stream-answer.js";
 export interface TsLocalIngressOptions {
   readonly sessions: SessionManager;
   readonly build: Build;
+  /** `security.cors_origins` is set: the answers written directly copy the CORS headers. */
   readonly withCors: boolean;
+  /** The runtime's counters (`bytes_out` of `/v1/status`), read lazily. */
   readonly stats?: () => PlaybackStats | undefined;
 }
 

@@ -41,6 +41,15 @@ const MAX_BACKOFF_MS = 10_000;
 export const STREAM_QUEUE_BYTES = 4 * 1024 * 1024;
 /** …or may stay behind (more than 64 KiB queued) before it is dropped. */
 export const STREAM_BACKLOG_MS = 8_000;
+/**
+ * What a `stream.ts` relay gives its viewers: the bounds above, and `graceMs`, how long it
+ * outlives its last viewer (a player reconnecting).
+ */
+export const STREAM_RELAY_LIMITS = {
+  maxQueuedBytes: STREAM_QUEUE_BYTES,
+  maxBacklogMs: STREAM_BACKLOG_MS,
+  graceMs: 5_000,
+} as const;
 /** openUpstream's whole-request deadline: the longest a timer can wait (a live stream has no end). */
 const STREAM_DEADLINE_MS = 2 ** 31 - 1;
 

@@ -199,30 +199,24 @@ export function pcrBytes(base: number): number[] {
   ];
 }
 
-function withCrc(body: number[]): Buffer {
-  const s = Buffer.alloc(body.length + 4);
-  s.set(body, 0);
-  s.writeUInt32BE(crc32Mpeg2(s.subarray(0, body.length)), body.length);
+/**
+ * A PSI section (2.4.4): `tableId`, section_syntax_indicator 1 and the length, the table id
+ * extension, version 0 current, section 0 of 0; then `body` and the CRC_32.
+ */
+function psiSection(tableId: number, extension: number, body: readonly number[]): Buffer {
+  const length = 5 + body.length + 4;
+  const bytes = [tableId, 0xb0 | (length >> 8), length & 0xff, extension >> 8, extension & 0xff];
+  bytes.push(0xc1, 0x00, 0x00, ...body);
+  const s = Buffer.alloc(bytes.length + 4);
+  s.set(bytes, 0);
+  s.writeUInt32BE(crc32Mpeg2(s.subarray(0, bytes.length)), bytes.length);
   return s;
 }
 
 /** PAT (2.4.4.3): transport_stream_id 1, program 1 at {@link PMT_PID}. */
 function patSection(): Buffer {
-  const length = 5 + 4 + 4;
-  return withCrc([
-    0x00,
-    0xb0 | (length >> 8),
-    length & 0xff,
-    0x00,
-    0x01,
-    0xc1,
-    0x00,
-    0x00,
-    0x00,
-    0x01,
-    0xe0 | (PMT_PID >> 8),
-    PMT_PID & 0xff,
-  ]);
+  // program_number 1, then its program_map_PID.
+  return psiSection(0x00, 1, [0x00, 0x01, 0xe0 | (PMT_PID >> 8), PMT_PID & 0xff]);
 }
 
 /** PMT (2.4.4.8) of program 1: video at {@link VIDEO_PID}, audio at {@link AUDIO_PID}. */
@@ -231,20 +225,6 @@ function pmtSection(t: MuxerTracks, pcrPid: number): Buffer {
   if (t.video)
     streams.push(STREAM_TYPE[t.video], 0xe0 | (VIDEO_PID >> 8), VIDEO_PID & 0xff, 0xf0, 0);
   if (t.audio) streams.push(STREAM_TYPE.aac, 0xe0 | (AUDIO_PID >> 8), AUDIO_PID & 0xff, 0xf0, 0);
-  const length = 9 + streams.length + 4;
-  return withCrc([
-    0x02,
-    0xb0 | (length >> 8),
-    length & 0xff,
-    0x00,
-    0x01,
-    0xc1,
-    0x00,
-    0x00,
-    0xe0 | (pcrPid >> 8),
-    pcrPid & 0xff,
-    0xf0,
-    0x00,
-    ...streams,
-  ]);
+  // PCR_PID, then program_info_length 0.
+  return psiSection(0x02, 1, [0xe0 | (pcrPid >> 8), pcrPid & 0xff, 0xf0, 0x00, ...streams]);
 }

@@ -3,7 +3,7 @@ import {
   newApiTokenPlaintext,
   opaqueId,
 } from "../../credentials/secrets.js";
-import { storedSecret } from "../credentials/credential-actions.js";
+import { newCredentialFields } from "../credentials/credential-actions.js";
 import type { ApiTokenRecord } from "./token-record.js";
 import { renderApiToken, SHOWN_ONCE_WARNING } from "./token-record.js";
 import type { TokenScope } from "./token-scopes.js";
@@ -28,17 +28,9 @@ export async function createApiToken(store: ApiTokenStore, createdBy: string, in
   const now = Date.now();
   const record: ApiTokenRecord = {
     id: opaqueId("at"),
-    name: input.name,
-    note: input.note,
-    ...storedSecret(plaintext, API_TOKEN_PREFIX_LENGTH),
+    ...newCredentialFields(plaintext, API_TOKEN_PREFIX_LENGTH, input, now),
     scopes: [...new Set(input.scopes)],
-    enabled: true,
     createdBy,
-    createdAt: now,
-    expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
-    lastUsedAt: null,
-    revokedAt: null,
-    revision: 1,
     updatedAt: now,
   };
   await store.insert(record);

@@ -1,10 +1,9 @@
 import { isoSeconds } from "@svc/core/auth";
 import type { ApiTokenRow } from "../../storage/credentials/repository.js";
+import { isoOrNull } from "../credentials/render-time.js";
 
 /** An API token row as stored (digest, never plaintext). */
 export type ApiTokenRecord = ApiTokenRow;
-
-const iso = (ms: number | null) => (ms === null ? null : isoSeconds(new Date(ms)));
 
 /** The API token resource of the spec, as every response shows it. */
 export function renderApiToken(t: ApiTokenRecord) {
@@ -17,9 +16,9 @@ export function renderApiToken(t: ApiTokenRecord) {
     enabled: t.enabled && t.revokedAt === null,
     created_by: t.createdBy,
     created_at: isoSeconds(new Date(t.createdAt)),
-    expires_at: iso(t.expiresAt),
-    last_used_at: iso(t.lastUsedAt),
-    revoked_at: iso(t.revokedAt),
+    expires_at: isoOrNull(t.expiresAt),
+    last_used_at: isoOrNull(t.lastUsedAt),
+    revoked_at: isoOrNull(t.revokedAt),
     revision: t.revision,
     updated_at: isoSeconds(new Date(t.updatedAt)),
   };

@@ -35,6 +35,29 @@ export function storedSecret(plaintext: string, prefixLength: number) {
 }
 
 /**
+ * The fields every new credential starts with: its secret's prefix and digest, enabled,
+ * never used, first revision, and `expiresInSec` from now (0: no expiry).
+ */
+export function newCredentialFields(
+  plaintext: string,
+  prefixLength: number,
+  input: { readonly name: string; readonly note: string; readonly expiresInSec: number },
+  now: number,
+) {
+  return {
+    name: input.name,
+    note: input.note,
+    ...storedSecret(plaintext, prefixLength),
+    enabled: true,
+    createdAt: now,
+    expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
+    lastUsedAt: null,
+    revokedAt: null,
+    revision: 1,
+  };
+}
+
+/**
  * `POST …/revoke`: permanent, the credential stops at once on every instance.
  * `stamp` adds the kind's own fields of a change (API tokens' `updatedAt`).
  */

@@ -29,12 +29,8 @@ export const sourceCreateBody = v.strictObject({
 
 /** PUT body: every field optional (a preset is overridden by changed fields only). */
 export const sourceUpdateBody = v.strictObject({
+  ...v.partial(sourceCreateBody).entries,
   id: v.optional(v.string()),
-  name: v.optional(v.pipe(v.string(), v.maxLength(200))),
-  url: v.optional(url),
-  timezone: v.optional(timezone),
-  proxy: v.optional(proxy),
-  enabled: v.optional(v.boolean()),
 });
 
 export type SourceCreateBody = v.InferOutput<typeof sourceCreateBody>;

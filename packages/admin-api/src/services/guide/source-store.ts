@@ -5,13 +5,7 @@ import { GUIDE_PRESETS, type GuidePreset, PRESET_BY_ID } from "./presets.js";
 import type { SourceCreateBody, SourceUpdateBody } from "./source-body.js";
 
 /** A guide source as the API shows it: preset values with the operator's changes applied. */
-export interface GuideSource {
-  readonly id: string;
-  readonly name: string;
-  readonly url: string;
-  readonly timezone: string;
-  readonly proxy: string;
-  readonly enabled: boolean;
+export interface GuideSource extends GuidePreset {
   readonly preset: boolean;
   readonly revision: number;
   /** Epoch ms; 0 for an untouched preset. */

@@ -36,14 +36,8 @@ export const m3uSourceCreateBody = v.strictObject({
 
 /** PUT body: the fields given replace the stored ones; `id`, when given, must be the path's. */
 export const m3uSourceUpdateBody = v.strictObject({
+  ...v.partial(m3uSourceCreateBody).entries,
   id: v.optional(v.string()),
-  name: v.optional(name),
-  url: v.optional(url),
-  enabled: v.optional(v.boolean()),
-  refresh_interval_min: v.optional(interval),
-  upstream: v.optional(upstream),
-  group_filter: v.optional(groupFilter),
-  remove_missing: v.optional(v.boolean()),
 });
 
 export type M3uSourceCreateBody = v.InferOutput<typeof m3uSourceCreateBody>;

@@ -1,5 +1,10 @@
 import { GatewayError } from "@svc/core/errors";
-import { digestsEqual, PLAYBACK_KEY_SHAPE, sha256Hex } from "../../credentials/secrets.js";
+import { PLAYBACK_KEY_SHAPE } from "../../credentials/secrets.js";
+import {
+  credentialBySecret,
+  credentialBySecretFresh,
+  credentialRefusal,
+} from "../credentials/presented-secret.js";
 import type { PlaybackKeyRecord, PlaybackKeyStore } from "./key-store.js";
 
 export type PlaybackKeyCheck =
@@ -7,40 +12,32 @@ export type PlaybackKeyCheck =
   | { readonly ok: false; readonly key: PlaybackKeyRecord | undefined };
 
 /**
- * Spec "Playback" 5: looks the key up by the SHA-256 digest of the path
- * segment (digest compared in constant time). Invalid, disabled, revoked and
- * expired keys all fail the same way; `key` is set when the key exists, so the
- * use can still be logged against it.
+ * Spec "Playback" 5: looks the key up by the SHA-256 digest of the path segment.
+ * Invalid, disabled, revoked and expired keys all fail the same way; `key` is set
+ * when the key exists, so the use can still be logged against it.
  */
 export function checkPlaybackKey(
   keys: PlaybackKeyStore,
   presented: string,
   now = Date.now(),
 ): PlaybackKeyCheck {
-  if (!PLAYBACK_KEY_SHAPE.test(presented)) return { ok: false, key: undefined };
-  const digest = sha256Hex(presented);
-  const key = keys.byDigest(digest);
-  if (key === undefined || !digestsEqual(key.digest, digest)) return { ok: false, key: undefined };
-  if (!key.enabled || key.revokedAt !== null) return { ok: false, key };
-  if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, key };
-  return { ok: true, key };
+  return keyCheck(credentialBySecret(keys, PLAYBACK_KEY_SHAPE, presented), now);
 }
 
-/**
- * {@link checkPlaybackKey}, and for a well-formed key no record has, once more after
- * `catchUp` (cluster mode: a key created on another instance a moment ago is known here once
- * the mirror caught up; `credential-catch-up.ts`).
- */
+/** {@link checkPlaybackKey}, after `catchUp` when no key has the secret ({@link credentialBySecretFresh}). */
 export async function checkPlaybackKeyFresh(
   keys: PlaybackKeyStore,
   presented: string,
   catchUp: (() => Promise<void>) | undefined,
 ): Promise<PlaybackKeyCheck> {
-  const check = checkPlaybackKey(keys, presented);
-  if (check.key !== undefined || catchUp === undefined || !PLAYBACK_KEY_SHAPE.test(presented))
-    return check;
-  await catchUp();
-  return checkPlaybackKey(keys, presented);
+  const key = await credentialBySecretFresh(keys, PLAYBACK_KEY_SHAPE, presented, catchUp);
+  return keyCheck(key, Date.now());
+}
+
+function keyCheck(key: PlaybackKeyRecord | undefined, now: number): PlaybackKeyCheck {
+  return key !== undefined && credentialRefusal(key, now) === null
+    ? { ok: true, key }
+    : { ok: false, key };
 }
 
 /** 401 for any failed check (one message: the reason is not disclosed to the holder). */

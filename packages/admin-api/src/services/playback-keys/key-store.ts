@@ -4,10 +4,9 @@ import type {
   PlaybackKeysRepository,
 } from "../../storage/credentials/repository.js";
 import { type CredentialMirror, createCredentialMirror } from "../credentials/credential-mirror.js";
+import { isoOrNull } from "../credentials/render-time.js";
 
 export type PlaybackKeyRecord = PlaybackKeyRow;
-
-const iso = (ms: number | null) => (ms === null ? null : isoSeconds(new Date(ms)));
 
 /** The playback key resource of the spec; never the plaintext. */
 export function renderPlaybackKey(k: PlaybackKeyRecord) {
@@ -19,9 +18,9 @@ export function renderPlaybackKey(k: PlaybackKeyRecord) {
     enabled: k.enabled,
     note: k.note,
     created_at: isoSeconds(new Date(k.createdAt)),
-    last_used_at: iso(k.lastUsedAt),
-    revoked_at: iso(k.revokedAt),
-    expires_at: iso(k.expiresAt),
+    last_used_at: isoOrNull(k.lastUsedAt),
+    revoked_at: isoOrNull(k.revokedAt),
+    expires_at: isoOrNull(k.expiresAt),
     max_connections: k.maxConnections,
     revision: k.revision,
     // Extensions "Xtream Codes output": the login name only, never the password or its digest.

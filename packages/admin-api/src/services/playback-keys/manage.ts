@@ -12,8 +12,8 @@ import {
   type CredentialKind,
   credentialToChange,
   deleteCredential,
+  newCredentialFields,
   revokeCredential,
-  storedSecret,
 } from "../credentials/credential-actions.js";
 import { type PlaybackKeyRecord, type PlaybackKeyStore, renderPlaybackKey } from "./key-store.js";
 
@@ -53,17 +53,9 @@ export async function createPlaybackKey(
   const now = Date.now();
   const record: PlaybackKeyRecord = {
     id: opaqueId("pk"),
-    name: input.name,
-    note: input.note,
-    ...storedSecret(plaintext, PLAYBACK_KEY_PREFIX_LENGTH),
+    ...newCredentialFields(plaintext, PLAYBACK_KEY_PREFIX_LENGTH, input, now),
     channelIds: [...new Set(input.channelIds)],
-    enabled: true,
-    createdAt: now,
-    lastUsedAt: null,
-    revokedAt: null,
-    expiresAt: input.expiresInSec === 0 ? null : now + input.expiresInSec * 1000,
     maxConnections: input.maxConnections ?? null,
-    revision: 1,
     xtreamUsername,
     xtreamPasswordDigest: xtreamPassword === null ? null : sha256Hex(xtreamPassword),
   };

@@ -37,25 +37,22 @@ export type FetchFailure =
       readonly message: string;
     };
 
-export type FetchBytesResult =
-  | {
-      readonly ok: true;
-      readonly bytes: Buffer;
-      readonly url: string;
-      readonly headers: Record<string, unknown>;
-    }
-  | FetchFailure;
+/** A 2xx answer: the URL it came from after redirects, and its headers. */
+interface Answered {
+  readonly ok: true;
+  readonly url: string;
+  readonly headers: Record<string, unknown>;
+}
+
+export type FetchBytesResult = (Answered & { readonly bytes: Buffer }) | FetchFailure;
 
 export type FetchStreamResult =
-  | {
-      readonly ok: true;
+  | (Answered & {
       readonly body: Readable;
-      readonly url: string;
-      readonly headers: Record<string, unknown>;
       /** Aborts at the deadline or when the session stops. */
       readonly signal: AbortSignal;
       readonly done: () => void;
-    }
+    })
   | FetchFailure;
 
 /**
