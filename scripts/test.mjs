@@ -73,7 +73,7 @@ const selected = filter ? files.filter((f) => f.includes(filter)) : files;
  * Test files run at once in each pass. Most suites wait on media in real time (sources,
  * players, failovers), not on the CPU; SVC_TEST_CONCURRENCY overrides it.
  */
-const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 2;
+const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 3;
 
 function testPass(name, paths, extraEnv) {
   process.stdout.write(
