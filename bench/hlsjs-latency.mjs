@@ -11,6 +11,7 @@
  *   npx pnpm@10.34.9 exec turbo run build
  *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 333]
  *     [--seg 1] [--gop 25] [--hlsjs '{"maxLiveSyncPlaybackRate":1.2}'] [--trace FILE]
+ *     [--startup FILE]
  *
  * `--part-target-ms` is the gateway's `media.part_target_ms`; `--gop` the source's key-frame
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
@@ -19,7 +20,10 @@
  * `_HLS_msn/_HLS_part/_HLS_skip`, sent, first byte, end, status or failure), every hls.js
  * error with its time and URL, and the gateway's own `SVC_LLHLS_TRACE` lines (parts and
  * segments published, each playlist request's edge on arrival and answer and its decision,
- * the event loop's delay each second).
+ * the event loop's delay each second). `--startup FILE` turns on hls.js's debug log and writes
+ * its lines of the first 8 s of the page, each with its time since the page opened, with the
+ * video element's first `playing` event and `hls.latency` then: where hls.js set its start
+ * position against the live edge, and how long it took to play from there.
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -40,6 +44,7 @@ const SEG = Number(arg("seg", "1"));
 const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");
 const TRACE = arg("trace", undefined);
+const STARTUP = arg("startup", undefined);
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -123,8 +128,20 @@ try {
   }
   // Resource Timing keeps 250 entries by default: room for every request of the run.
   await tab.addInitScript("performance.setResourceTimingBufferSize(1000000)");
+  const opened = Date.now();
+  const startup = [];
+  if (STARTUP) {
+    tab.on("console", (m) => {
+      const at = Date.now() - opened;
+      if (at <= 8000) startup.push(`${String(at).padStart(5)} ms ${m.text()}`);
+    });
+    await tab.addInitScript(
+      "document.addEventListener('playing', () => console.log('[bench] first playing: hls.latency ' + (typeof hls !== 'undefined' ? hls.latency : '?') + ' currentTime ' + document.querySelector('video').currentTime), { capture: true, once: true })",
+    );
+  }
+  const cfg = STARTUP ? JSON.stringify({ ...JSON.parse(HLSJS), debug: true }) : HLSJS;
   await tab.goto(
-    `${page.origin}/?src=${encodeURIComponent(master)}&cfg=${encodeURIComponent(HLSJS)}`,
+    `${page.origin}/?src=${encodeURIComponent(master)}&cfg=${encodeURIComponent(cfg)}`,
   );
   await tab.waitForFunction("window.probe().t > 0 || window.fatal !== null", undefined, {
     timeout: 60_000,
@@ -164,6 +181,10 @@ try {
       `errors in the window: ${JSON.stringify(counts)}; load timeouts: ${timeouts} (target 0); since start: ${JSON.stringify(after.errorCounts)}`,
     ].join("\n") + "\n",
   );
+  if (STARTUP) {
+    writeFileSync(STARTUP, `${startup.join("\n")}\n`);
+    process.stdout.write(`startup: ${startup.length} hls.js log lines in ${STARTUP}\n`);
+  }
   if (TRACE) {
     const gwLines = gw
       .stderr()
