@@ -11,7 +11,7 @@
  *   npx pnpm@10.34.9 exec turbo run build
  *   node bench/hlsjs-latency.mjs [--seconds 30] [--warmup 10] [--part-target-ms 333]
  *     [--seg 1] [--gop 25] [--hlsjs '{"maxLiveSyncPlaybackRate":1.2}'] [--trace FILE]
- *     [--startup FILE]
+ *     [--startup FILE] [--debug-log FILE] [--join-after S]
  *
  * `--part-target-ms` is the gateway's `media.part_target_ms`; `--gop` the source's key-frame
  * interval in frames (25 fps); `--hlsjs` extra hls.js settings as JSON (the default run uses
@@ -23,7 +23,9 @@
  * the event loop's delay each second). `--startup FILE` turns on hls.js's debug log and writes
  * its lines of the first 8 s of the page, each with its time since the page opened, with the
  * video element's first `playing` event and `hls.latency` then: where hls.js set its start
- * position against the live edge, and how long it took to play from there.
+ * position against the live edge, and how long it took to play from there. `--debug-log FILE`
+ * writes hls.js's whole debug log of the run the same way (its stalls in context).
+ * `--join-after S` starts the player S seconds after the channel's first playlist request.
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -45,6 +47,8 @@ const GOP = Number(arg("gop", "25"));
 const HLSJS = arg("hlsjs", "{}");
 const TRACE = arg("trace", undefined);
 const STARTUP = arg("startup", undefined);
+const DEBUG_LOG = arg("debug-log", undefined);
+const JOIN_AFTER = Number(arg("join-after", "0"));
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -87,6 +91,8 @@ try {
   process.stdout.write(
     `gateway: ${/#EXT-X-PART-INF:.*/.exec(media)?.[0]} ${/#EXT-X-SERVER-CONTROL:.*/.exec(media)?.[0]}\n`,
   );
+  // --join-after S: the player joins S seconds into the channel's packaging session.
+  await new Promise((r) => setTimeout(r, JOIN_AFTER * 1000));
   browser = await launchChromium();
   const tab = await browser.newPage();
   const trace = [];
@@ -130,16 +136,16 @@ try {
   await tab.addInitScript("performance.setResourceTimingBufferSize(1000000)");
   const opened = Date.now();
   const startup = [];
-  if (STARTUP) {
+  if (STARTUP || DEBUG_LOG) {
     tab.on("console", (m) => {
       const at = Date.now() - opened;
-      if (at <= 8000) startup.push(`${String(at).padStart(5)} ms ${m.text()}`);
+      if (at <= 8000 || DEBUG_LOG) startup.push(`${String(at).padStart(5)} ms ${m.text()}`);
     });
     await tab.addInitScript(
       "document.addEventListener('playing', () => console.log('[bench] first playing: hls.latency ' + (typeof hls !== 'undefined' ? hls.latency : '?') + ' currentTime ' + document.querySelector('video').currentTime), { capture: true, once: true })",
     );
   }
-  const cfg = STARTUP ? JSON.stringify({ ...JSON.parse(HLSJS), debug: true }) : HLSJS;
+  const cfg = STARTUP || DEBUG_LOG ? JSON.stringify({ ...JSON.parse(HLSJS), debug: true }) : HLSJS;
   await tab.goto(
     `${page.origin}/?src=${encodeURIComponent(master)}&cfg=${encodeURIComponent(cfg)}`,
   );
@@ -181,9 +187,10 @@ try {
       `errors in the window: ${JSON.stringify(counts)}; load timeouts: ${timeouts} (target 0); since start: ${JSON.stringify(after.errorCounts)}`,
     ].join("\n") + "\n",
   );
-  if (STARTUP) {
-    writeFileSync(STARTUP, `${startup.join("\n")}\n`);
-    process.stdout.write(`startup: ${startup.length} hls.js log lines in ${STARTUP}\n`);
+  if (STARTUP || DEBUG_LOG) {
+    const file = DEBUG_LOG ?? STARTUP;
+    writeFileSync(file, `page opened at ${opened} (epoch ms)\n${startup.join("\n")}\n`);
+    process.stdout.write(`hls.js debug log: ${startup.length} lines in ${file}\n`);
   }
   if (TRACE) {
     const gwLines = gw
