@@ -111,10 +111,13 @@ export interface SharedUnknownTokenFold {
   stop(): void;
 }
 
-/** This process's own fold, with the timer that ends each window on time. */
+/**
+ * This process's own fold, with the timer that ends each window on time; it answers at
+ * once (the workers' primary runs one for the whole gateway and answers over IPC).
+ */
 export function localUnknownTokenFold(
   budget: typeof UNKNOWN_TOKEN_BUDGET = UNKNOWN_TOKEN_BUDGET,
-): SharedUnknownTokenFold {
+): SharedUnknownTokenFold & UnknownTokenFold {
   let write: (folded: FoldedDenials) => void = () => {};
   const fold = createUnknownTokenFold(budget, (f) => write(f));
   const timer = setInterval(() => {

@@ -1,9 +1,8 @@
 import cluster, { type Worker } from "node:cluster";
 import {
-  createUnknownTokenFold,
   type FoldedDenials,
+  localUnknownTokenFold,
   type SharedUnknownTokenFold,
-  UNKNOWN_TOKEN_BUDGET,
 } from "../auth/unknown-token-fold.js";
 import type { Logger } from "../base/log.js";
 
@@ -400,12 +399,8 @@ export function runPrimary(options: { count: number; log: Logger }): void {
     const writer = slots.find((s) => s.listening && s.worker?.isConnected())?.worker;
     writer?.send({ svc: "folded", id: 0, folded }, undefined, () => {});
   };
-  const fold = createUnknownTokenFold(UNKNOWN_TOKEN_BUDGET, writeFolded);
-  const foldTimer = setInterval(() => {
-    const folded = fold.close(Date.now());
-    if (folded !== undefined) writeFolded(folded);
-  }, UNKNOWN_TOKEN_BUDGET.windowMs);
-  foldTimer.unref();
+  const fold = localUnknownTokenFold();
+  fold.onWindowEnd(writeFolded);
 
   /** A worker gone: nobody waits for it any more, and what it held or asked for is let go. */
   const forget = (worker: Worker) => {
